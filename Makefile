@@ -1,0 +1,29 @@
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test lint bench
+
+install: $(STAMP)
+
+# The stamp makes `make install` idempotent; it is redone when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[local,test]'
+	touch $(STAMP)
+
+run: install
+	$(PY) main.py
+
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy agent
+
+bench: install
+	$(PY) -m devicedb.bench

@@ -1,0 +1,44 @@
+"""Settings: every configuration value, read once from the environment or `.env`, typed and documented."""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    llm_base_url: str | None = Field(None, validation_alias=AliasChoices("LLM_BASE_URL", "OPENAI_BASE_URL"))
+    """OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1; unset = the embedded local model."""
+
+    llm_api_key: str | None = Field(None, validation_alias=AliasChoices("LLM_API_KEY", "OPENAI_API_KEY"))
+    """Key for that endpoint."""
+
+    llm_model: str = Field("", validation_alias="LLM_MODEL")
+    """Model name; empty = the provider's default."""
+
+    llm_backend: Literal["wrapper", "chatopenai"] = Field("wrapper", validation_alias="LLM_BACKEND")
+    """`wrapper`: the tutorial's CustomLLMWrapper; `chatopenai`: langchain-openai's ChatOpenAI."""
+
+    add_model_url: str | None = Field(None, validation_alias="ADD_MODEL_URL")
+    """Full URL of `POST .../api/models`; unset = the embedded device service."""
+
+    device_db: Path = Field(Path("data/devices.db"), validation_alias="DEVICE_DB")
+    """SQLite file of the embedded device service."""
+
+    agent_user: str = Field(default_factory=getpass.getuser, validation_alias="AGENT_USER")
+    """The signed-in user the host injects into tools."""
+
+    mcp_config: Path | None = Field(None, validation_alias="MCP_CONFIG")
+    """MCP servers file in the `{"mcpServers": {...}}` format; default mcp_servers.json if present."""
+
+    audit_log: Path = Field(Path("data/audit.jsonl"), validation_alias="AUDIT_LOG")
+    """JSON-lines audit of every tool call."""
+
+    llm_timeout: float = Field(120.0, validation_alias="LLM_TIMEOUT")
+    """Seconds one LLM request may take, retries included."""

@@ -1,0 +1,56 @@
+"""MemoryManager: the conversation history, and the window of it the model sees within a token budget.
+
+Mirrors the tutorial's memoryManager (AddMessage, GetOptimizedMessages, Clear). The history is linear:
+every step appends. The window is a pure function of it: the system messages, then the most recent
+turns that fit. It always starts at a user message, so it never starts on a tool result and never
+separates an assistant's tool calls from their results.
+"""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+
+class MemoryManager:
+    def __init__(self, max_tokens: int = 6000) -> None:
+        self.max_tokens = max_tokens
+        self._history: list[BaseMessage] = []
+
+    def add(self, message: BaseMessage) -> None:
+        self._history.append(message)
+
+    def history(self) -> list[BaseMessage]:
+        return list(self._history)
+
+    def clear(self, keep_system: bool = True) -> None:
+        self._history = [m for m in self._history if keep_system and isinstance(m, SystemMessage)]
+
+    def messages(self) -> list[BaseMessage]:
+        """What the model sees: system messages + the latest turns within `max_tokens`."""
+        system = [m for m in self._history if isinstance(m, SystemMessage)]
+        rest = [m for m in self._history if not isinstance(m, SystemMessage)]
+        budget = self.max_tokens - sum(estimate_tokens(m) for m in system)
+        return system + rest[self._window_start(rest, budget) :]
+
+    @staticmethod
+    def _window_start(rest: list[BaseMessage], budget: int) -> int:
+        turn_starts = [i for i, m in enumerate(rest) if isinstance(m, HumanMessage)]
+        if not turn_starts:
+            return len(rest)
+        sizes = [estimate_tokens(m) for m in rest]
+        start = turn_starts[-1]  # the current turn is always sent whole
+        for i in reversed(turn_starts):
+            if sum(sizes[i:]) > budget:
+                break
+            start = i
+        return start
+
+
+def estimate_tokens(message: BaseMessage) -> int:
+    """A rough count (about 3 characters per token, plus overhead); exact counts come from usage."""
+    size = len(message.content) if isinstance(message.content, str) else len(json.dumps(message.content))
+    if isinstance(message, AIMessage):
+        size += len(json.dumps(message.tool_calls, ensure_ascii=False))
+    return size // 3 + 4

@@ -1,0 +1,116 @@
+"""Wire types of the chat-completions API, the tool-result envelope, the host's ToolContext, and errors.
+
+Mirrors `agent/types.go` of the tutorial (apiResponse, apiToolCall), with what the engineering
+article adds: a structured result every tool returns, and facts the host injects into every call.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+# --- wire types: what an OpenAI-compatible /chat/completions endpoint answers -----------------
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class ApiFunctionCall(_Lenient):
+    name: str | None = None
+    arguments: Any = None  # a JSON string by the spec; some providers send an object, "" or null
+
+
+class ApiToolCall(_Lenient):
+    id: str | None = None
+    type: str | None = "function"
+    index: int | None = None
+    function: ApiFunctionCall = ApiFunctionCall()
+
+
+class ApiMessage(_Lenient):
+    role: str | None = "assistant"
+    content: str | None = None
+    tool_calls: list[ApiToolCall] | None = None
+
+
+class ApiChoice(_Lenient):
+    index: int = 0
+    message: ApiMessage = ApiMessage()
+    finish_reason: str | None = None
+
+
+class ApiUsage(_Lenient):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class ApiResponse(_Lenient):
+    id: str | None = None
+    model: str | None = None
+    choices: list[ApiChoice] = []
+    usage: ApiUsage | None = None
+
+
+# --- the tool-result envelope: what the model reads in every role:"tool" message --------------
+
+
+def ok(data: Any) -> str:
+    return json.dumps({"ok": True, "data": data}, ensure_ascii=False)
+
+
+def fail(error: str, retryable: bool) -> str:
+    return json.dumps({"ok": False, "error": error, "retryable": retryable}, ensure_ascii=False)
+
+
+# --- what the host knows and the model never writes -------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    user_id: str
+    permissions: frozenset[str] = field(default_factory=frozenset)
+    run_id: str = ""
+    call_id: str = ""
+    idempotency_key: str = ""
+    deadline: float | None = None  # time.monotonic() value after which the run must stop
+
+    def for_call(self, call_id: str) -> ToolContext:
+        return replace(self, call_id=call_id, idempotency_key=f"{self.run_id}:{call_id}")
+
+    def seconds_left(self, default: float = 30.0) -> float:
+        if self.deadline is None:
+            return default
+        return max(0.0, min(default, self.deadline - time.monotonic()))
+
+
+# --- errors: one base per package, subclasses that are just a docstring -----------------------
+
+
+class AgentError(Exception):
+    """Base class of the errors the agent raises to the person running it."""
+
+
+class ConfigError(AgentError):
+    """The configuration is missing or wrong; the message says what to set."""
+
+
+class LLMError(AgentError):
+    """The LLM endpoint failed (HTTP error, unreachable, unreadable answer)."""
+
+
+class MaxRoundsError(AgentError):
+    """The model kept calling tools for more rounds than allowed."""
+
+
+class ToolError(Exception):
+    """Raised by a tool for a failure the model should read; `retryable` says if trying again may help."""
+
+    def __init__(self, message: str, retryable: bool = False):
+        super().__init__(message)
+        self.retryable = retryable

@@ -1,0 +1,68 @@
+"""Shared fixtures: the loopback fake LLM, the device service on a temporary SQLite file, and a guard
+that fails any test trying to reach a host that is not loopback."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from devicedb.server import BackgroundService
+from tests.fake_llm import FakeLLM
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(self: socket.socket, address: object) -> object:
+    if self.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0] if isinstance(address, tuple) else str(address)
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback:
+            raise RuntimeError(f"test tried to reach non-loopback host {host!r}")
+    return _real_connect(self, address)
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+@pytest.fixture
+def fake_llm():
+    with FakeLLM() as fake:
+        yield fake
+
+
+@pytest.fixture
+def device_service(tmp_path: Path):
+    with BackgroundService(tmp_path / "devices.db") as service:
+        yield service
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment for a `main.py` subprocess: no LLM or service settings from the outside."""
+    drop = ("LLM_", "OPENAI_", "ADD_MODEL_URL", "DEVICE_DB", "AUDIT_LOG", "MCP_CONFIG", "AGENT_USER")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    return {**env, "PYTHONIOENCODING": "utf-8", **extra}
+
+
+def run_main(*args: str, env: dict[str, str], cwd: Path, stdin: str | None = None, timeout: float = 60):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        env=env,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

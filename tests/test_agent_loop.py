@@ -1,0 +1,167 @@
+"""The agent loop over real loopback HTTP, through both backends: the JSON the agent sends is asserted."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.agent import ChatAgent
+from agent.config import Settings
+from agent.llm_provider import make_llm
+from agent.tools import FunctionTool, ToolRegistry
+from agent.types import LLMError, MaxRoundsError, ToolContext
+from tests.fake_llm import Reply, call, text, tool_calls
+
+
+class Add(FunctionTool):
+    name = "add"
+    description = "Add two integers."
+    parameters = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"],
+    }
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        args = json.loads(input)
+        if args["a"] < 0:
+            raise RuntimeError("negative numbers are not supported")
+        return json.dumps(args["a"] + args["b"])
+
+
+@pytest.fixture(params=["wrapper", "chatopenai"])
+def agent(request, fake_llm):
+    llm = make_llm(Settings(llm_backend=request.param, llm_model="fake-model"), fake_llm.url, api_key="k")
+    registry = ToolRegistry()
+    registry.register(Add())
+    return ChatAgent(llm, registry, user_id="alice", system_prompt="SYS")
+
+
+def sent(fake_llm, i: int) -> list[dict]:
+    """Request i's messages, normalized: content null and "" are the same to us, arguments compared parsed."""
+    out = []
+    for m in fake_llm.requests[i]["messages"]:
+        m = {k: v for k, v in m.items() if v is not None and k != "name"}
+        m.setdefault("content", "")
+        for c in m.get("tool_calls", []):
+            c["function"]["arguments"] = _maybe_json(c["function"]["arguments"])
+        out.append(m)
+    return out
+
+
+def _maybe_json(raw: str):
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def assistant(*calls: dict) -> dict:
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": c["id"],
+                "type": "function",
+                "function": {
+                    "name": c["function"]["name"],
+                    "arguments": _maybe_json(c["function"]["arguments"]),
+                },
+            }
+            for c in calls
+        ],
+    }
+
+
+def tool_result(call_id: str, envelope: dict) -> dict:
+    return {"role": "tool", "tool_call_id": call_id, "content": json.dumps(envelope, ensure_ascii=False)}
+
+
+def test_text_answer(agent, fake_llm):
+    fake_llm.add(text("你好！"))
+    assert agent.send_message("hi") == "你好！"
+    assert sent(fake_llm, 0) == [{"role": "system", "content": "SYS"}, {"role": "user", "content": "hi"}]
+    assert fake_llm.requests[0]["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "add", "description": "Add two integers.", "parameters": Add.parameters},
+        }
+    ]
+
+
+def test_one_tool_round(agent, fake_llm):
+    c = call("add", {"a": 2, "b": 3}, "call_abc123")
+    fake_llm.add(tool_calls(c), text("2+3=5"))
+    assert agent.send_message("2+3?") == "2+3=5"
+    assert sent(fake_llm, 1)[2:] == [assistant(c), tool_result("call_abc123", {"ok": True, "data": 5})]
+
+
+def test_several_rounds(agent, fake_llm):
+    calls = [call("add", {"a": i, "b": 1}, f"call_{i}") for i in range(3)]
+    fake_llm.add(*[tool_calls(c) for c in calls], text("done"))
+    assert agent.send_message("count") == "done"
+    assert len(fake_llm.requests) == 4
+    assert sent(fake_llm, 3)[2:] == [
+        m
+        for i, c in enumerate(calls)
+        for m in (assistant(c), tool_result(c["id"], {"ok": True, "data": i + 1}))
+    ]
+
+
+def test_two_calls_in_one_reply(agent, fake_llm):
+    c1, c2 = call("add", {"a": 1, "b": 1}, "call_1"), call("add", {"a": 2, "b": 2}, "call_2")
+    fake_llm.add(tool_calls(c1, c2), text("2 and 4"))
+    assert agent.send_message("two sums") == "2 and 4"
+    assert sent(fake_llm, 1)[2:] == [
+        assistant(c1, c2),
+        tool_result("call_1", {"ok": True, "data": 2}),
+        tool_result("call_2", {"ok": True, "data": 4}),
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad_call, error",
+    [
+        (call("subtract", {"a": 1}, "call_u"), "unknown tool 'subtract'; available tools: add"),
+        (call("add", '{"a": 1, "b": ', "call_u"), "not valid JSON"),
+        (
+            call("add", {"a": "one", "b": 2}, "call_u"),
+            "invalid arguments for 'add': a: 'one' is not of type 'integer'",
+        ),
+        (
+            call("add", {"a": -1, "b": 2}, "call_u"),
+            "tool 'add' failed: RuntimeError: negative numbers are not supported",
+        ),
+    ],
+)
+def test_mistakes_go_back_to_the_model_as_tool_results(agent, fake_llm, bad_call, error):
+    fake_llm.add(tool_calls(bad_call), text("sorry"))
+    assert agent.send_message("do it") == "sorry"
+    *_, sent_call, sent_result = sent(fake_llm, 1)
+    assert sent_call["tool_calls"][0]["id"] == "call_u"
+    assert (sent_result["role"], sent_result["tool_call_id"]) == ("tool", "call_u")
+    envelope = json.loads(sent_result["content"])
+    assert envelope["ok"] is False
+    assert error in envelope["error"]
+
+
+def test_max_rounds(agent, fake_llm):
+    fake_llm.default = tool_calls(call("add", {"a": 1, "b": 1}, "call_loop"))
+    with pytest.raises(MaxRoundsError, match="after 10 rounds"):
+        agent.send_message("loop forever")
+    assert len(fake_llm.requests) == 10
+
+
+def test_endpoint_500_is_a_clear_error(agent, fake_llm):
+    fake_llm.default = Reply({"error": {"message": "internal"}}, 500)
+    with pytest.raises(LLMError, match=r"answered HTTP 500"):
+        agent.send_message("hi")
+
+
+def test_connection_refused_is_a_clear_error(agent, fake_llm):
+    url = fake_llm.url
+    fake_llm.__exit__()
+    with pytest.raises(LLMError, match=f"cannot reach LLM endpoint {url}"):
+        agent.send_message("hi")

@@ -1,0 +1,209 @@
+"""parse_response is a pure function over the raw JSON; the wrapper's HTTP and the quirks of providers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+from agent.llm_wrapper import CustomLLMWrapper, message_to_dict, parse_response
+from agent.types import LLMError
+from tests.fake_llm import Reply, call, text, tool_calls
+
+# The tutorial's response example, verbatim: content null and one tool call.
+TUTORIAL_RESPONSE = {
+    "choices": [
+        {
+            "message": {
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_abc123",
+                        "type": "function",
+                        "function": {"name": "add_device_model", "arguments": '{"model": "CPH2223"}'},
+                    }
+                ],
+            }
+        }
+    ]
+}
+
+
+def test_tutorial_example_parses_into_one_call():
+    message = parse_response(TUTORIAL_RESPONSE)
+    assert message.content == ""
+    assert message.tool_calls == [
+        {"name": "add_device_model", "args": {"model": "CPH2223"}, "id": "call_abc123", "type": "tool_call"}
+    ]
+    assert message.invalid_tool_calls == []
+    assert CustomLLMWrapper.parse_response is parse_response
+
+
+def test_text_answer_and_usage():
+    message = parse_response(text("你好"))
+    assert message.content == "你好"
+    assert message.tool_calls == []
+    assert message.usage_metadata == {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+
+
+def test_unparseable_arguments_become_invalid_tool_calls():
+    message = parse_response(tool_calls(call("add_device_model", '{"model": "CPH', "call_x")))
+    assert message.tool_calls == []
+    [bad] = message.invalid_tool_calls
+    assert (bad["id"], bad["name"], bad["args"]) == ("call_x", "add_device_model", '{"model": "CPH')
+    assert "not valid JSON" in bad["error"]
+
+
+def test_arguments_that_are_not_an_object_are_invalid():
+    message = parse_response(tool_calls(call("f", "[1, 2]", "c1")))
+    assert message.invalid_tool_calls[0]["error"] == "arguments must be a JSON object, got list"
+
+
+@pytest.mark.parametrize("arguments", [{"model": "X1"}, "", None])
+def test_arguments_as_object_empty_or_null(arguments):
+    body = tool_calls({"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}})
+    [parsed] = parse_response(body).tool_calls
+    assert parsed["args"] == (arguments or {})
+
+
+def test_missing_empty_and_duplicated_ids_get_unique_generated_ids():
+    body = tool_calls(
+        {"type": "function", "function": {"name": "a", "arguments": "{}"}},
+        {"id": "", "type": "function", "function": {"name": "b", "arguments": "{}"}},
+        call("c", {}, "dup"),
+        call("d", {}, "dup"),
+    )
+    ids = [c["id"] for c in parse_response(body).tool_calls]
+    assert ids[2] == "dup"
+    assert len(set(ids)) == 4
+    assert all(i.startswith("call_") for i in ids[:2] + ids[3:])
+
+
+def test_tool_calls_written_as_tagged_text_are_recovered():
+    body = text(
+        'Let me add it.\n<tool_call>{"name": "add_device_model", "arguments": {"model": "CPH2223"}}'
+        "</tool_call>"
+    )
+    message = parse_response(body)
+    assert message.content == "Let me add it."
+    assert [(c["name"], c["args"]) for c in message.tool_calls] == [
+        ("add_device_model", {"model": "CPH2223"})
+    ]
+
+
+def test_finish_reason_stop_with_tool_calls_keeps_the_calls():
+    body = tool_calls(call("f", {}, "c1"))
+    body["choices"][0]["finish_reason"] = "stop"
+    assert [c["id"] for c in parse_response(body).tool_calls] == ["c1"]
+
+
+def test_truncated_call_is_not_run_and_says_why():
+    body = tool_calls(call("add_device_model", '{"model": "CPH22', "c1"))
+    body["choices"][0]["finish_reason"] = "length"
+    message = parse_response(body)
+    assert message.tool_calls == []
+    assert "cut off (finish_reason=length)" in message.invalid_tool_calls[0]["error"]
+
+
+def test_no_choices_is_an_endpoint_error():
+    with pytest.raises(LLMError, match="without choices"):
+        parse_response({"error": {"message": "overloaded"}})
+
+
+def test_messages_sent_back_keep_calls_and_ids():
+    ai = parse_response(tool_calls(call("add_device_model", {"model": "CPH2223"}, "call_abc123")))
+    sent = [
+        message_to_dict(m)
+        for m in [
+            SystemMessage("s"),
+            HumanMessage("u"),
+            ai,
+            ToolMessage(content='{"ok": true}', tool_call_id="call_abc123"),
+        ]
+    ]
+    assert sent == [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "u"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_abc123",
+                    "type": "function",
+                    "function": {"name": "add_device_model", "arguments": '{"model": "CPH2223"}'},
+                }
+            ],
+        },
+        {"role": "tool", "content": '{"ok": true}', "tool_call_id": "call_abc123"},
+    ]
+
+
+def test_wrapper_posts_tools_and_messages(fake_llm):
+    fake_llm.add(text("hi"))
+    llm = CustomLLMWrapper(base_url=fake_llm.url, api_key="k", model="m")
+    tool = {
+        "type": "function",
+        "function": {"name": "f", "description": "d", "parameters": {"type": "object"}},
+    }
+    reply = llm.bind_tools([tool], tool_choice="auto").invoke([HumanMessage("hello")])
+    assert reply.content == "hi"
+    assert fake_llm.requests == [
+        {
+            "messages": [{"role": "user", "content": "hello"}],
+            "tools": [tool],
+            "tool_choice": "auto",
+            "model": "m",
+        }
+    ]
+    assert fake_llm.headers[0]["Authorization"] == "Bearer k"
+
+
+def test_429_and_503_are_retried_honouring_retry_after(fake_llm):
+    fake_llm.add(
+        Reply({"error": "slow down"}, 429, {"Retry-After": "0"}),
+        Reply({"error": "busy"}, 503, {"retry-after-ms": "10"}),
+        text("done"),
+    )
+    llm = CustomLLMWrapper(base_url=fake_llm.url)
+    assert llm.invoke([HumanMessage("x")]).content == "done"
+    assert len(fake_llm.requests) == 3
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 500])
+def test_errors_are_not_retried_and_name_endpoint_and_status(fake_llm, status):
+    fake_llm.add(Reply({"error": "no"}, status))
+    llm = CustomLLMWrapper(base_url=fake_llm.url)
+    with pytest.raises(
+        LLMError, match=rf"LLM endpoint {fake_llm.url}/chat/completions answered HTTP {status}"
+    ):
+        llm.invoke([HumanMessage("x")])
+    assert len(fake_llm.requests) == 1
+
+
+def test_retries_stop_at_the_deadline(fake_llm):
+    fake_llm.default = Reply({"error": "slow down"}, 429, {"Retry-After": "30"})
+    llm = CustomLLMWrapper(base_url=fake_llm.url, timeout=2)
+    with pytest.raises(LLMError, match="HTTP 429"):
+        llm.invoke([HumanMessage("x")])
+    assert len(fake_llm.requests) == 1
+
+
+def test_connection_refused_is_one_clear_line():
+    llm = CustomLLMWrapper(base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(LLMError, match=r"cannot reach LLM endpoint http://127.0.0.1:9/v1/chat/completions"):
+        llm.invoke([HumanMessage("x")])
+
+
+def test_non_json_answer(fake_llm):
+    fake_llm.add(Reply(b"<html>"), Reply(b'"just a string"'), Reply({"choices": "nope"}))
+    llm = CustomLLMWrapper(base_url=fake_llm.url)
+    for expected in ("not JSON", "not a JSON object", "unreadable answer"):
+        with pytest.raises(LLMError, match=expected):
+            llm.invoke([HumanMessage("x")])
+
+
+def test_content_null_is_never_sent():
+    ai = AIMessage(content="", tool_calls=[{"name": "f", "args": {}, "id": "c1"}])
+    assert json.dumps(message_to_dict(ai)).count("null") == 0
