@@ -1,0 +1,116 @@
+"""python main.py: chat with the tool-calling agent (the tutorial's "Chat Agent (Tool Use Enabled)").
+
+`python main.py` chats interactively; `-m TEXT` runs one turn and prints the answer; lines piped on
+stdin are turns. Without ADD_MODEL_URL the device service is started here, on a free loopback port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import ExitStack
+from typing import Any, TextIO
+
+from agent.agent import ChatAgent
+from agent.config import Settings
+from agent.llm_provider import make_llm
+from agent.tools import ToolRegistry
+from agent.types import AgentError, ConfigError
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Chat with a tool-calling agent.")
+    parser.add_argument("-m", "--message", help="run one turn with this text, print the answer, exit")
+    parser.add_argument("--yes", action="store_true", help="approve confirmations in -m mode")
+    return parser.parse_args(argv)
+
+
+def device_service_url(settings: Settings, stack: ExitStack) -> str:
+    """ADD_MODEL_URL, or the embedded device service over DEVICE_DB, stopped when `stack` closes."""
+    if settings.add_model_url:
+        return settings.add_model_url
+    from devicedb.server import BackgroundService
+
+    service = stack.enter_context(BackgroundService(settings.device_db))
+    return f"{service.url}/api/models"
+
+
+def llm_endpoint(settings: Settings) -> str:
+    if settings.llm_base_url:
+        return settings.llm_base_url
+    if settings.llm_api_key:
+        return "https://api.openai.com/v1"
+    raise ConfigError(
+        "no LLM configured: set LLM_BASE_URL (and LLM_API_KEY), e.g. https://api.deepseek.com/v1"
+    )
+
+
+def build_agent(settings: Settings, stack: ExitStack, trace: TextIO) -> ChatAgent:
+    from tools import default_tools
+
+    base_url = llm_endpoint(settings)
+    registry = ToolRegistry()
+    for tool in default_tools(device_service_url(settings, stack)):
+        registry.register(tool)
+    return ChatAgent(
+        make_llm(settings, base_url),
+        registry,
+        user_id=settings.agent_user,
+        on_tool_result=lambda call, result: show_tool_result(trace, call, result),
+    )
+
+
+def show_tool_result(out: TextIO, call: dict[str, Any], result: str) -> None:
+    args = call["args"] if isinstance(call["args"], str) else json.dumps(call["args"], ensure_ascii=False)
+    print(f"  → 调用工具 {call['name']}({args})", file=out)
+    print(f"  ← {result[:300]}", file=out, flush=True)
+
+
+def chat(agent: ChatAgent, interactive: bool) -> int:
+    if interactive:
+        print("🤖 Chat Agent (Tool Use Enabled) — /tools, /clear, /exit")
+    while True:
+        try:
+            line = input("You: " if interactive else "").strip()
+        except (EOFError, KeyboardInterrupt):
+            return 0
+        if line == "/exit":
+            return 0
+        if line:
+            handle_line(agent, line)
+
+
+def handle_line(agent: ChatAgent, line: str) -> None:
+    if line == "/tools":
+        for tool in agent.registry.langchain_tools():
+            print(f"  {tool['function']['name']}: {tool['function']['description']}")
+    elif line == "/clear":
+        agent.memory.clear()
+        print("(history cleared)")
+    else:
+        try:
+            print(f"Agent: {agent.send_message(line)}", flush=True)
+        except AgentError as e:
+            print(f"error: {e}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        with ExitStack() as stack:
+            agent = build_agent(Settings(), stack, sys.stderr if args.message else sys.stdout)
+            if args.message is None:
+                return chat(agent, interactive=sys.stdin.isatty())
+            print(agent.send_message(args.message))
+            return 0
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except AgentError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""`main.py` as a subprocess, end to end: fake LLM on loopback, embedded device service, real SQLite."""
+
+from __future__ import annotations
+
+import json
+
+import requests
+
+from devicedb.server import BackgroundService
+from tests.conftest import clean_env, run_main
+from tests.fake_llm import Reply, call, text, tool_calls
+
+
+def test_one_turn_adds_the_model_and_sends_role_tool(fake_llm, tmp_path):
+    db = tmp_path / "devices.db"
+    add = call("add_device_model", {"model": "CPH2223IN"}, "call_abc123")
+    fake_llm.add(tool_calls(add), text("已成功将机型 CPH2223 添加到数据库！"))
+    done = run_main(
+        "-m",
+        "把机型 CPH2223IN 添加到数据库",
+        cwd=tmp_path,
+        env=clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(db)),
+    )
+    assert (done.returncode, done.stdout) == (0, "已成功将机型 CPH2223 添加到数据库！\n")
+    assert "add_device_model" in done.stderr
+    *_, assistant, result = fake_llm.requests[1]["messages"]
+    assert assistant == {"role": "assistant", "content": "", "tool_calls": [add]}
+    assert (result["role"], result["tool_call_id"]) == ("tool", "call_abc123")
+    envelope = json.loads(result["content"])
+    assert (envelope["ok"], envelope["data"]["model"], envelope["data"]["created"]) == (True, "CPH2223", True)
+    with BackgroundService(db) as service:
+        record = requests.get(f"{service.url}/api/models/CPH2223").json()
+    assert (record["model"], record["marketName"]) == ("CPH2223", "营销名未解密")
+
+
+def test_add_model_url_points_at_an_external_service(fake_llm, device_service, tmp_path):
+    fake_llm.add(tool_calls(call("add_device_model", {"model": "CPH2411"}, "c1")), text("ok"))
+    done = run_main(
+        "-m",
+        "add CPH2411",
+        cwd=tmp_path,
+        env=clean_env(LLM_BASE_URL=fake_llm.url, ADD_MODEL_URL=f"{device_service.url}/api/models"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert device_service.store.get("CPH2411")["model"] == "CPH2411"
+    assert not (tmp_path / "data").exists()
+
+
+def test_piped_lines_are_turns_and_commands_work(fake_llm, tmp_path):
+    fake_llm.add(text("first answer"), text("second answer"))
+    done = run_main(
+        cwd=tmp_path,
+        stdin="hello\n/tools\n/clear\nagain\n/exit\nnever sent\n",
+        env=clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d.db")),
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Agent: first answer"
+    assert any(line.startswith("  add_device_model: 添加设备机型到数据库") for line in lines)
+    assert "(history cleared)" in lines
+    assert lines[-1] == "Agent: second answer"
+    assert len(fake_llm.requests) == 2
+    assert [m["role"] for m in fake_llm.requests[1]["messages"]] == ["system", "user"]
+
+
+def test_endpoint_failure_is_one_line_and_nonzero(fake_llm, tmp_path):
+    fake_llm.default = Reply({"error": "boom"}, 500)
+    done = run_main(
+        "-m", "hi", cwd=tmp_path, env=clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d"))
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f'error: LLM endpoint {fake_llm.url}/chat/completions answered HTTP 500: {{"error": "boom"}}'
+    ]

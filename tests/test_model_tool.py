@@ -1,0 +1,91 @@
+"""The device-model tools against the running service, through the registry as the agent runs them."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+import requests
+
+from agent.tools import ToolRegistry
+from agent.types import ToolContext
+from tests.fake_llm import FakeLLM, Reply
+from tools.model_tool import AddModelTool, QueryModelTool
+
+CTX = ToolContext(user_id="alice", run_id="run1")
+
+
+def registry_for(url: str) -> ToolRegistry:
+    registry = ToolRegistry()
+    registry.register(AddModelTool(url))
+    registry.register(QueryModelTool(url))
+    return registry
+
+
+def run(registry: ToolRegistry, name: str, args: dict, call_id: str = "call_1") -> dict:
+    return json.loads(registry.execute_tool_call(CTX, {"name": name, "args": args, "id": call_id}))
+
+
+def test_add_and_query(device_service):
+    registry = registry_for(f"{device_service.url}/api/models")
+    added = run(registry, "add_device_model", {"model": "CPH2223IN", "marketName": "OPPO Find N6"})
+    assert added["ok"] is True
+    assert (added["data"]["model"], added["data"]["created"]) == ("CPH2223", True)
+    found = run(registry, "query_device_model", {"query": "cph2223"})
+    assert found["data"]["total"] == 1
+    assert found["data"]["items"][0]["marketName"] == "OPPO Find N6"
+
+
+def test_the_same_call_retried_writes_once(device_service):
+    registry = registry_for(f"{device_service.url}/api/models")
+    first = run(registry, "add_device_model", {"model": "CPH2411"})
+    again = run(registry, "add_device_model", {"model": "CPH2411"})
+    assert first == again
+    assert first["data"]["created"] is True
+    other_call = run(registry, "add_device_model", {"model": "CPH2411"}, call_id="call_2")
+    assert other_call["data"]["created"] is False
+    assert device_service.store.count() == 1
+
+
+def test_service_4xx_is_not_retryable_and_carries_its_message(device_service):
+    registry = registry_for(f"{device_service.url}/api/models")
+    result = run(registry, "add_device_model", {"model": "C-1"})
+    assert result["ok"] is False
+    assert result["retryable"] is False
+    assert "HTTP 422" in result["error"]
+    assert "model: must be 3-20 letters or digits" in result["error"]
+
+
+def test_5xx_and_unreachable_are_retryable():
+    with FakeLLM(default=Reply({"error": "db down"}, 503)) as broken:
+        result = run(registry_for(broken.url), "add_device_model", {"model": "CPH2223"})
+    assert result == {"ok": False, "error": "the device service failed (HTTP 503)", "retryable": True}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed_port = s.getsockname()[1]
+    result = run(
+        registry_for(f"http://127.0.0.1:{closed_port}/api/models"), "query_device_model", {"query": "x"}
+    )
+    assert result["retryable"] is True
+    assert "unreachable" in result["error"]
+
+
+def test_timeout_is_retryable():
+    with FakeLLM(default=Reply({}, 200, delay=2)) as slow:
+        tool = AddModelTool(slow.url, timeout=0.3)
+        registry = ToolRegistry()
+        registry.register(tool)
+        result = run(registry, "add_device_model", {"model": "CPH2223"})
+    assert result == {
+        "ok": False,
+        "error": "the device service did not answer within 0.3s",
+        "retryable": True,
+    }
+
+
+@pytest.mark.parametrize("args", [{}, {"model": 2223}, {"model": "X", "marketName": 5}])
+def test_schema_violations_never_reach_the_service(device_service, args):
+    registry = registry_for(f"{device_service.url}/api/models")
+    assert run(registry, "add_device_model", args)["retryable"] is True
+    assert requests.get(f"{device_service.url}/api/models").json()["total"] == 0
