@@ -12,11 +12,20 @@ import sys
 from contextlib import ExitStack
 from typing import Any, TextIO
 
+from langchain_core.language_models import BaseChatModel
+
 from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.llm_provider import make_llm
 from agent.tools import ToolRegistry
 from agent.types import AgentError, ConfigError
+
+LOCAL_MODEL_BANNER = (
+    "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35 亿参数，只能演示简单的工具调用）。"
+    "要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
+    "No LLM configured: using the embedded 135M demo model. Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL "
+    "for a real one (see README)."
+)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -36,27 +45,29 @@ def device_service_url(settings: Settings, stack: ExitStack) -> str:
     return f"{service.url}/api/models"
 
 
-def llm_endpoint(settings: Settings) -> str:
-    if settings.llm_base_url:
-        return settings.llm_base_url
-    if settings.llm_api_key:
-        return "https://api.openai.com/v1"
-    raise ConfigError(
-        "no LLM configured: set LLM_BASE_URL (and LLM_API_KEY), e.g. https://api.deepseek.com/v1"
-    )
+def chat_model(settings: Settings, stack: ExitStack) -> BaseChatModel:
+    """The configured endpoint, or the embedded local model, started here and stopped with `stack`."""
+    if settings.llm_base_url or settings.llm_api_key:
+        return make_llm(settings, settings.llm_base_url or "https://api.openai.com/v1")
+    from agent.local_model import LocalModelServer
+
+    print(LOCAL_MODEL_BANNER, file=sys.stderr, flush=True)
+    server = stack.enter_context(LocalModelServer())
+    return make_llm(settings, server.base_url, temperature=0, max_tokens=256)
 
 
 def build_agent(settings: Settings, stack: ExitStack, trace: TextIO) -> ChatAgent:
-    from tools import default_tools
+    from tools import DEVICE_SYSTEM_PROMPT, default_tools
 
-    base_url = llm_endpoint(settings)
+    llm = chat_model(settings, stack)
     registry = ToolRegistry()
     for tool in default_tools(device_service_url(settings, stack)):
         registry.register(tool)
     return ChatAgent(
-        make_llm(settings, base_url),
+        llm,
         registry,
         user_id=settings.agent_user,
+        system_prompt=DEVICE_SYSTEM_PROMPT,
         on_tool_result=lambda call, result: show_tool_result(trace, call, result),
     )
 

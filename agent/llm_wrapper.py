@@ -141,6 +141,8 @@ class CustomLLMWrapper(BaseChatModel):
     base_url: str
     api_key: str | None = None
     model: str = ""
+    temperature: float | None = None
+    max_tokens: int | None = None
     timeout: float = 60.0
     max_retries: int = 3
     _session: requests.Session = PrivateAttr(default_factory=requests.Session)
@@ -165,6 +167,10 @@ class CustomLLMWrapper(BaseChatModel):
         body: dict[str, Any] = {"messages": [message_to_dict(m) for m in messages], **kwargs}
         if self.model:
             body["model"] = self.model
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         if stop:
             body["stop"] = stop
         if not body.get("tools"):

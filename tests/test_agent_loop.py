@@ -152,6 +152,14 @@ def test_max_rounds(agent, fake_llm):
     with pytest.raises(MaxRoundsError, match="after 10 rounds"):
         agent.send_message("loop forever")
     assert len(fake_llm.requests) == 10
+    assert [r["tool_choice"] for r in fake_llm.requests] == ["auto"] * 9 + ["none"]
+
+
+def test_an_empty_reply_is_asked_again_without_tools(agent, fake_llm):
+    fake_llm.add(text(""), text("here are words"))
+    assert agent.send_message("hi") == "here are words"
+    assert [r["tool_choice"] for r in fake_llm.requests] == ["auto", "none"]
+    assert [m["role"] for m in fake_llm.requests[1]["messages"]] == ["system", "user"]
 
 
 def test_endpoint_500_is_a_clear_error(agent, fake_llm):

@@ -32,7 +32,7 @@ def test_add_and_query(device_service):
     added = run(registry, "add_device_model", {"model": "CPH2223IN", "marketName": "OPPO Find N6"})
     assert added["ok"] is True
     assert (added["data"]["model"], added["data"]["created"]) == ("CPH2223", True)
-    found = run(registry, "query_device_model", {"query": "cph2223"})
+    found = run(registry, "query_device_model", {"keyword": "cph2223"})
     assert found["data"]["total"] == 1
     assert found["data"]["items"][0]["marketName"] == "OPPO Find N6"
 
@@ -65,7 +65,7 @@ def test_5xx_and_unreachable_are_retryable():
         s.bind(("127.0.0.1", 0))
         closed_port = s.getsockname()[1]
     result = run(
-        registry_for(f"http://127.0.0.1:{closed_port}/api/models"), "query_device_model", {"query": "x"}
+        registry_for(f"http://127.0.0.1:{closed_port}/api/models"), "query_device_model", {"keyword": "x"}
     )
     assert result["retryable"] is True
     assert "unreachable" in result["error"]

@@ -48,11 +48,24 @@ class AddModelTool(_DeviceServiceTool):
     parameters = {
         "type": "object",
         "properties": {
-            "model": {"type": "string", "description": "机型代码，例如 CPH2223（去除后缀如 IN、CN 等）"},
-            "marketName": {"type": "string", "description": "中文营销名，例如 OPPO Find N6"},
-            "marketNameEn": {"type": "string", "description": "英文营销名，例如 OPPO Find N6"},
+            "model": {
+                "type": "string",
+                "maxLength": 30,
+                "description": "机型代码，例如 CPH2223（去除后缀如 IN、CN 等）",
+            },
+            "marketName": {
+                "type": "string",
+                "maxLength": 100,
+                "description": "中文营销名，例如 OPPO Find N6",
+            },
+            "marketNameEn": {
+                "type": "string",
+                "maxLength": 100,
+                "description": "英文营销名，例如 OPPO Find N6",
+            },
         },
         "required": ["model"],
+        "additionalProperties": False,
     }
 
     def call(self, ctx: ToolContext, input: str) -> str:
@@ -75,14 +88,19 @@ class QueryModelTool(_DeviceServiceTool):
     parameters = {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "机型代码或营销名关键字，例如 CPH2223 或 Find N6"},
+            "keyword": {
+                "type": "string",
+                "maxLength": 100,
+                "description": "机型代码或营销名关键字，例如 CPH2223 或 Find N6",
+            },
         },
-        "required": ["query"],
+        "required": ["keyword"],
+        "additionalProperties": False,
     }
 
     def call(self, ctx: ToolContext, input: str) -> str:
-        query = json.loads(input)["query"]
-        return self._request(ctx, "GET", params={"q": query, "limit": 10})
+        keyword = json.loads(input)["keyword"]
+        return self._request(ctx, "GET", params={"q": keyword, "limit": 10})
 
 
 def _message(resp: requests.Response) -> str:
