@@ -26,4 +26,5 @@ lint: install
 	$(PY) -m mypy agent
 
 bench: install
-	$(PY) -m devicedb.bench
+	$(PY) -m benchmarks.devicedb_bench
+	$(PY) -m benchmarks.local_model_bench
