@@ -15,9 +15,10 @@ from typing import Any, TextIO
 from langchain_core.language_models import BaseChatModel
 
 from agent.agent import ChatAgent
-from agent.config import Settings
+from agent.audit import AuditLog
+from agent.config import Settings, load_permissions
 from agent.llm_provider import make_llm
-from agent.tools import ToolRegistry
+from agent.tools import Confirm, ToolRegistry
 from agent.types import AgentError, ConfigError
 
 LOCAL_MODEL_BANNER = (
@@ -45,9 +46,13 @@ def device_service_url(settings: Settings, stack: ExitStack) -> str:
     return f"{service.url}/api/models"
 
 
+def uses_local_model(settings: Settings) -> bool:
+    return not (settings.llm_base_url or settings.llm_api_key)
+
+
 def chat_model(settings: Settings, stack: ExitStack) -> BaseChatModel:
     """The configured endpoint, or the embedded local model, started here and stopped with `stack`."""
-    if settings.llm_base_url or settings.llm_api_key:
+    if not uses_local_model(settings):
         return make_llm(settings, settings.llm_base_url or "https://api.openai.com/v1")
     from agent.local_model import LocalModelServer
 
@@ -56,20 +61,40 @@ def chat_model(settings: Settings, stack: ExitStack) -> BaseChatModel:
     return make_llm(settings, server.base_url, temperature=0, max_tokens=256)
 
 
-def build_agent(settings: Settings, stack: ExitStack, trace: TextIO) -> ChatAgent:
+def build_agent(settings: Settings, stack: ExitStack, trace: TextIO, confirm: Confirm) -> ChatAgent:
     from tools import DEVICE_SYSTEM_PROMPT, default_tools
 
     llm = chat_model(settings, stack)
-    registry = ToolRegistry()
-    for tool in default_tools(device_service_url(settings, stack)):
+    registry = ToolRegistry(confirm=confirm, audit=AuditLog(settings.audit_log))
+    # the embedded 135M demo model is not offered tools that need confirmation, such as deleting
+    for tool in default_tools(device_service_url(settings, stack), risky=not uses_local_model(settings)):
         registry.register(tool)
     return ChatAgent(
         llm,
         registry,
         user_id=settings.agent_user,
+        permissions=load_permissions(settings.permissions_file, settings.agent_user),
         system_prompt=DEVICE_SYSTEM_PROMPT,
         on_tool_result=lambda call, result: show_tool_result(trace, call, result),
     )
+
+
+def confirmer(args: argparse.Namespace, out: TextIO) -> Confirm:
+    """Ask y/N on a terminal; with -m or piped input, only --yes approves (and says so)."""
+    ask = args.message is None and sys.stdin.isatty()
+
+    def confirm(name: str, arguments: dict[str, Any]) -> bool:
+        shown = f"{name}({json.dumps(arguments, ensure_ascii=False)})"
+        if ask:
+            return input(f"  ⚠ 确认执行 {shown}？Run it? [y/N] ").strip().lower() in ("y", "yes")
+        print(
+            f"  ⚠ {shown}: {'approved by --yes' if args.yes else 'refused (needs confirmation; use --yes)'}",
+            file=out,
+            flush=True,
+        )
+        return bool(args.yes)
+
+    return confirm
 
 
 def show_tool_result(out: TextIO, call: dict[str, Any], result: str) -> None:
@@ -110,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         with ExitStack() as stack:
-            agent = build_agent(Settings(), stack, sys.stderr if args.message else sys.stdout)
+            trace = sys.stderr if args.message else sys.stdout
+            agent = build_agent(Settings(), stack, trace, confirmer(args, trace))
             if args.message is None:
                 return chat(agent, interactive=sys.stdin.isatty())
             print(agent.send_message(args.message))

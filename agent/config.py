@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import json
 from pathlib import Path
 from typing import Literal
 
@@ -40,5 +41,19 @@ class Settings(BaseSettings):
     audit_log: Path = Field(Path("data/audit.jsonl"), validation_alias="AUDIT_LOG")
     """JSON-lines audit of every tool call."""
 
+    permissions_file: Path = Field(Path("permissions.json"), validation_alias="PERMISSIONS_FILE")
+    """JSON `{"default": [...], "users": {"<user>": [...]}}`; no file: every user may add and delete."""
+
     llm_timeout: float = Field(120.0, validation_alias="LLM_TIMEOUT")
     """Seconds one LLM request may take, retries included."""
+
+
+DEFAULT_PERMISSIONS = frozenset({"add_model", "delete_model"})
+
+
+def load_permissions(path: Path, user: str) -> frozenset[str]:
+    """The permissions of `user`: their entry in the file, else its "default", else DEFAULT_PERMISSIONS."""
+    if not path.is_file():
+        return DEFAULT_PERMISSIONS
+    config = json.loads(path.read_text(encoding="utf-8"))
+    return frozenset(config.get("users", {}).get(user, config.get("default", [])))

@@ -164,6 +164,7 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
+        timeout = kwargs.pop("timeout", None) or self.timeout
         body: dict[str, Any] = {"messages": [message_to_dict(m) for m in messages], **kwargs}
         if self.model:
             body["model"] = self.model
@@ -176,13 +177,13 @@ class CustomLLMWrapper(BaseChatModel):
         if not body.get("tools"):
             body.pop("tools", None)
             body.pop("tool_choice", None)
-        return ChatResult(generations=[ChatGeneration(message=parse_response(self._post(body)))])
+        return ChatResult(generations=[ChatGeneration(message=parse_response(self._post(body, timeout)))])
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, body: dict[str, Any], timeout: float) -> dict[str, Any]:
         """POST to /chat/completions; retry 429/503 within `timeout`; raise LLMError with one clear line."""
         url = self.base_url.rstrip("/") + "/chat/completions"
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        give_up_at = time.monotonic() + self.timeout
+        give_up_at = time.monotonic() + timeout
         for attempt in range(self.max_retries + 1):
             resp = self._send(url, body, headers, give_up_at)
             if resp.status_code not in RETRY_STATUSES or attempt == self.max_retries:
@@ -208,7 +209,7 @@ class CustomLLMWrapper(BaseChatModel):
         try:
             return self._session.post(url, json=body, headers=headers, timeout=(min(5.0, left), left))
         except requests.Timeout:
-            raise LLMError(f"LLM endpoint {url} did not answer within {self.timeout:g}s") from None
+            raise LLMError(f"LLM endpoint {url} did not answer within {left:.3g}s") from None
         except requests.ConnectionError as e:
             raise LLMError(f"cannot reach LLM endpoint {url}: {type(e).__name__}") from None
 

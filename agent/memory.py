@@ -9,8 +9,12 @@ separates an assistant's tool calls from their results.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from agent.guards import untrusted
+from agent.types import fail
 
 
 class MemoryManager:
@@ -30,7 +34,7 @@ class MemoryManager:
     def messages(self) -> list[BaseMessage]:
         """What the model sees: system messages + the latest turns within `max_tokens`."""
         system = [m for m in self._history if isinstance(m, SystemMessage)]
-        rest = [m for m in self._history if not isinstance(m, SystemMessage)]
+        rest = with_results(m for m in self._history if not isinstance(m, SystemMessage))
         budget = self.max_tokens - sum(estimate_tokens(m) for m in system)
         return system + rest[self._window_start(rest, budget) :]
 
@@ -46,6 +50,30 @@ class MemoryManager:
                 break
             start = i
         return start
+
+
+def with_results(history: Iterable[BaseMessage]) -> list[BaseMessage]:
+    """History repair: a tool call left without a result (Ctrl-C, a deadline mid-turn) gets a
+    "cancelled" result right after its siblings, so no provider ever receives an invalid history."""
+    out: list[BaseMessage] = []
+    pending: list[dict] = []
+    for message in history:
+        if pending and not isinstance(message, ToolMessage):
+            out += [_cancelled(call) for call in pending]
+            pending = []
+        out.append(message)
+        if isinstance(message, AIMessage):
+            pending = [dict(c) for c in [*message.tool_calls, *message.invalid_tool_calls]]
+        elif isinstance(message, ToolMessage):
+            pending = [c for c in pending if c["id"] != message.tool_call_id]
+    return out + [_cancelled(call) for call in pending]
+
+
+def _cancelled(call: dict) -> ToolMessage:
+    name = call["name"] or ""
+    return ToolMessage(
+        content=untrusted(name, fail("cancelled", retryable=True)), tool_call_id=call["id"], name=name
+    )
 
 
 def estimate_tokens(message: BaseMessage) -> int:

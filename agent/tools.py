@@ -1,20 +1,27 @@
-"""The FunctionTool interface and the ToolRegistry that validates and runs the model's tool calls.
+"""The FunctionTool interface and the ToolRegistry that checks, runs and audits the model's tool calls.
 
 Mirrors `agent/tools.go` of the tutorial: `FunctionTool` (Name, Description, Parameters, Call) and
 `ToolRegistry` (Register, GetLangChainTools, ExecuteToolCall). Unlike the Go code, a mistake of the
 model never becomes an exception here: it comes back as an envelope the model can read and fix.
+Every call passes the same gates, in order: known tool, valid JSON arguments, host-injected identity,
+schema, permission, the person's confirmation; then the tool runs and the attempt is audited.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from jsonschema import Draft202012Validator
 
+from agent.audit import AuditLog, redact_text
+from agent.guards import cap_envelope, inject_identity, model_schema, permission_error
 from agent.types import ToolContext, ToolError, fail, ok
+
+Confirm = Callable[[str, dict[str, Any]], bool]  # (tool name, exact arguments) -> did the person agree?
 
 
 class FunctionTool(ABC):
@@ -24,13 +31,22 @@ class FunctionTool(ABC):
     description: str
     parameters: dict[str, Any]  # JSON Schema of the arguments object
 
+    permission: ClassVar[str | None] = None  # the user must hold it (the tutorial's HasPermission)
+    needs_confirmation: ClassVar[bool] = False  # ask the person before every run
+    injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
+
     @abstractmethod
     def call(self, ctx: ToolContext, input: str) -> str:
         """Run the tool. `input` is the validated JSON arguments; raise ToolError for failures."""
 
 
 class ToolRegistry:
-    def __init__(self) -> None:
+    def __init__(
+        self, confirm: Confirm | None = None, audit: AuditLog | None = None, max_output_chars: int = 16 * 1024
+    ) -> None:
+        self.confirm = confirm
+        self.audit = audit
+        self.max_output_chars = max_output_chars
         self._tools: dict[str, FunctionTool] = {}
         self._validators: dict[str, Draft202012Validator] = {}
 
@@ -52,43 +68,109 @@ class ToolRegistry:
         return [
             {
                 "type": "function",
-                "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": model_schema(t.parameters, t.injected),
+                },
             }
             for t in self._tools.values()
         ]
 
     def execute_tool_call(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> str:
         """Run one LangChain ToolCall (or InvalidToolCall) and return the envelope the model reads."""
+        started = time.monotonic()
+        ctx = ctx.for_call(tool_call.get("id") or "")
+        decision, envelope, extra = self._decide_and_run(ctx, tool_call)
+        envelope = cap_envelope(envelope, self.max_output_chars)
+        self._audit(ctx, tool_call, decision, envelope, time.monotonic() - started, **extra)
+        return envelope
+
+    def refuse(self, ctx: ToolContext, tool_call: Mapping[str, Any], reason: str) -> str:
+        """Answer a call the loop will not run (limits), auditing it like any other attempt."""
+        envelope = fail(reason, retryable=False)
+        self._audit(ctx.for_call(tool_call.get("id") or ""), tool_call, "refused_by_limits", envelope, 0.0)
+        return envelope
+
+    def _decide_and_run(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> tuple[str, str, dict]:
         name = tool_call.get("name") or ""
         tool = self._tools.get(name)
         if tool is None:
-            return fail(f"unknown tool {name!r}; available tools: {', '.join(self._tools)}", retryable=True)
-        args, problem = self._checked_arguments(name, tool_call.get("args"))
+            return (
+                "unknown_tool",
+                fail(f"unknown tool {name!r}; available tools: {', '.join(self._tools)}", retryable=True),
+                {},
+            )
+        args, problem = _parse(name, tool_call.get("args"))
+        args, overridden = inject_identity(args, tool.injected, ctx)
+        extra = {"overridden_by_host": overridden} if overridden else {}
+        problem = problem or self._schema_problem(name, args)
         if problem:
-            return fail(problem, retryable=True)
-        try:
-            result = tool.call(ctx.for_call(tool_call.get("id") or ""), json.dumps(args, ensure_ascii=False))
-        except ToolError as e:
-            return fail(str(e), retryable=e.retryable)
-        except Exception as e:
-            return fail(f"tool {name!r} failed: {type(e).__name__}: {e}", retryable=False)
-        return ok(_as_data(result))
+            return "invalid_arguments", fail(problem, retryable=True), extra
+        denied = permission_error(tool.permission, ctx)
+        if denied:
+            return "permission_denied", fail(denied, retryable=False), extra
+        if tool.needs_confirmation and not (self.confirm and self.confirm(name, args)):
+            return (
+                "refused_by_person",
+                fail(f"the person refused to run {name!r}; do not retry it", retryable=False),
+                extra,
+            )
+        return "ran", self._run(ctx, tool, args), extra
 
-    def _checked_arguments(self, name: str, raw: Any) -> tuple[dict[str, Any], str]:
-        """Parse (if still a string) and validate the arguments; return them or a message for the model."""
-        if raw is None or raw == "":
-            raw = {}
-        if isinstance(raw, str):
-            try:
-                raw = json.loads(raw)
-            except json.JSONDecodeError as e:
-                return {}, f"arguments of {name!r} are not valid JSON ({e}); send one JSON object"
-        if not isinstance(raw, dict):
-            return {}, f"arguments of {name!r} must be a JSON object, got {type(raw).__name__}"
-        errors = sorted(self._validators[name].iter_errors(raw), key=lambda e: list(e.path))
-        if errors:
-            return {}, f"invalid arguments for {name!r}: " + "; ".join(_describe(e) for e in errors[:3])
-        return raw, ""
+    @staticmethod
+    def _run(ctx: ToolContext, tool: FunctionTool, args: dict[str, Any]) -> str:
+        try:
+            return ok(_as_data(tool.call(ctx, json.dumps(args, ensure_ascii=False))))
+        except ToolError as e:
+            return fail(redact_text(str(e)), retryable=e.retryable)
+        except Exception as e:
+            return fail(redact_text(f"tool {tool.name!r} failed: {type(e).__name__}: {e}"), retryable=False)
+
+    def _schema_problem(self, name: str, args: dict[str, Any]) -> str:
+        errors = sorted(self._validators[name].iter_errors(args), key=lambda e: list(e.path))
+        if not errors:
+            return ""
+        return f"invalid arguments for {name!r}: " + "; ".join(_describe(e) for e in errors[:3])
+
+    def _audit(
+        self,
+        ctx: ToolContext,
+        tool_call: Mapping[str, Any],
+        decision: str,
+        envelope: str,
+        seconds: float,
+        **extra: Any,
+    ) -> None:
+        if self.audit is None:
+            return
+        body = json.loads(envelope)
+        self.audit.record(
+            run_id=ctx.run_id,
+            user=ctx.user_id,
+            tool=tool_call.get("name"),
+            call_id=ctx.call_id,
+            arguments=tool_call.get("args"),
+            decision=decision,
+            outcome="ok" if body["ok"] else body["error"],
+            duration_ms=round(seconds * 1000, 1),
+            idempotency_key=ctx.idempotency_key,
+            **extra,
+        )
+
+
+def _parse(name: str, raw: Any) -> tuple[dict[str, Any], str]:
+    """The arguments as a dict (LangChain already parsed good ones), or a message for the model."""
+    if raw is None or raw == "":
+        return {}, ""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as e:
+            return {}, f"arguments of {name!r} are not valid JSON ({e}); send one JSON object"
+    if not isinstance(raw, dict):
+        return {}, f"arguments of {name!r} must be a JSON object, got {type(raw).__name__}"
+    return raw, ""
 
 
 def _describe(error: Any) -> str:

@@ -41,6 +41,13 @@ def create_app(store: DeviceStore) -> FastAPI:
         record = store.get(normalize_code(model))
         return record or rejection(404, "model", f"no model {normalize_code(model)!r} in the database")
 
+    @app.delete("/api/models/{model}")
+    def delete_model(model: str) -> Any:
+        code = normalize_code(model)
+        if not store.delete(code):
+            return rejection(404, "model", f"no model {code!r} in the database")
+        return {"model": code, "deleted": True}
+
     @app.get("/api/models")
     def search_models(
         q: Annotated[str, Query(max_length=100)] = "",

@@ -58,6 +58,7 @@ class ModelIn(BaseModel):
     model: str = Field(description="机型代码，例如 CPH2223; region suffixes such as IN/CN are stripped")
     marketName: str | None = Field(DEFAULT_MARKET_NAME, max_length=100, description="中文营销名")
     marketNameEn: str | None = Field(None, max_length=100, description="英文营销名")
+    createdBy: str | None = Field(None, max_length=64, description="who added it (set by the agent's host)")
 
     @field_validator("model")
     @classmethod

@@ -18,7 +18,8 @@ CREATE TABLE IF NOT EXISTS models (
     model TEXT PRIMARY KEY,
     marketName TEXT NOT NULL,
     marketNameEn TEXT,
-    createdAt TEXT NOT NULL
+    createdAt TEXT NOT NULL,
+    createdBy TEXT
 );
 CREATE TABLE IF NOT EXISTS idempotency (
     key TEXT PRIMARY KEY,
@@ -27,7 +28,7 @@ CREATE TABLE IF NOT EXISTS idempotency (
     response TEXT NOT NULL
 );
 """
-_COLUMNS = "model, marketName, marketNameEn, createdAt"
+_COLUMNS = "model, marketName, marketNameEn, createdAt, createdBy"
 
 
 class IdempotencyConflict(Exception):
@@ -42,6 +43,10 @@ class DeviceStore:
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_SCHEMA)
+            if "createdBy" not in {row["name"] for row in conn.execute("PRAGMA table_info(models)")}:
+                conn.execute(
+                    "ALTER TABLE models ADD COLUMN createdBy TEXT"
+                )  # databases made before it existed
 
     def _connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -62,8 +67,14 @@ class DeviceStore:
                 return replay
             created = (
                 conn.execute(
-                    f"INSERT OR IGNORE INTO models ({_COLUMNS}) VALUES (?, ?, ?, ?)",
-                    (record["model"], record["marketName"], record.get("marketNameEn"), _now()),
+                    f"INSERT OR IGNORE INTO models ({_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        record["model"],
+                        record["marketName"],
+                        record.get("marketNameEn"),
+                        _now(),
+                        record.get("createdBy"),
+                    ),
                 ).rowcount
                 == 1
             )
@@ -94,6 +105,10 @@ class DeviceStore:
         if row["bodyHash"] != body_hash:
             raise IdempotencyConflict(key)
         return row["status"], json.loads(row["response"])
+
+    def delete(self, model: str) -> bool:
+        """Remove a record; False when there was none."""
+        return self._connect().execute("DELETE FROM models WHERE model = ?", (model,)).rowcount == 1
 
     def get(self, model: str) -> dict[str, Any] | None:
         return self._get(self._connect(), model)

@@ -8,6 +8,7 @@ import pytest
 
 from agent.agent import ChatAgent
 from agent.config import Settings
+from agent.guards import envelope_of, untrusted
 from agent.llm_provider import make_llm
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ToolContext
@@ -75,8 +76,9 @@ def assistant(*calls: dict) -> dict:
     }
 
 
-def tool_result(call_id: str, envelope: dict) -> dict:
-    return {"role": "tool", "tool_call_id": call_id, "content": json.dumps(envelope, ensure_ascii=False)}
+def tool_result(call_id: str, envelope: dict, name: str = "add") -> dict:
+    content = untrusted(name, json.dumps(envelope, ensure_ascii=False))
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
 def test_text_answer(agent, fake_llm):
@@ -142,7 +144,7 @@ def test_mistakes_go_back_to_the_model_as_tool_results(agent, fake_llm, bad_call
     *_, sent_call, sent_result = sent(fake_llm, 1)
     assert sent_call["tool_calls"][0]["id"] == "call_u"
     assert (sent_result["role"], sent_result["tool_call_id"]) == ("tool", "call_u")
-    envelope = json.loads(sent_result["content"])
+    envelope = envelope_of(sent_result["content"])
     assert envelope["ok"] is False
     assert error in envelope["error"]
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import requests
 
+from agent.guards import envelope_of
 from devicedb.server import BackgroundService
 from tests.conftest import clean_env, run_main
 from tests.fake_llm import Reply, call, text, tool_calls
@@ -26,7 +25,7 @@ def test_one_turn_adds_the_model_and_sends_role_tool(fake_llm, tmp_path):
     *_, assistant, result = fake_llm.requests[1]["messages"]
     assert assistant == {"role": "assistant", "content": "", "tool_calls": [add]}
     assert (result["role"], result["tool_call_id"]) == ("tool", "call_abc123")
-    envelope = json.loads(result["content"])
+    envelope = envelope_of(result["content"])
     assert (envelope["ok"], envelope["data"]["model"], envelope["data"]["created"]) == (True, "CPH2223", True)
     with BackgroundService(db) as service:
         record = requests.get(f"{service.url}/api/models/CPH2223").json()
@@ -43,7 +42,7 @@ def test_add_model_url_points_at_an_external_service(fake_llm, device_service, t
     )
     assert done.returncode == 0, done.stderr
     assert device_service.store.get("CPH2411")["model"] == "CPH2411"
-    assert not (tmp_path / "data").exists()
+    assert not (tmp_path / "data" / "devices.db").exists()
 
 
 def test_piped_lines_are_turns_and_commands_work(fake_llm, tmp_path):
@@ -73,3 +72,41 @@ def test_endpoint_failure_is_one_line_and_nonzero(fake_llm, tmp_path):
     assert done.stderr.splitlines() == [
         f'error: LLM endpoint {fake_llm.url}/chat/completions answered HTTP 500: {{"error": "boom"}}'
     ]
+
+
+def test_a_model_that_calls_tools_forever_is_stopped_with_a_clear_message(fake_llm, tmp_path):
+    fake_llm.default = lambda request: Reply(
+        tool_calls(call("query_device_model", {"keyword": f"K{len(request['messages'])}"}, "call_x"))
+    )
+    audit = tmp_path / "audit.jsonl"
+    done = run_main(
+        "-m", "loop", cwd=tmp_path, env=clean_env(LLM_BASE_URL=fake_llm.url, AUDIT_LOG=str(audit))
+    )
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == "error: the model was still calling tools after 10 rounds; stopped"
+    assert len(fake_llm.requests) == 10
+    for request in fake_llm.requests:
+        calls = [c["id"] for m in request["messages"] for c in m.get("tool_calls") or []]
+        results = [m["tool_call_id"] for m in request["messages"] if m["role"] == "tool"]
+        assert calls == results
+    assert len(audit.read_text().splitlines()) == 10
+
+
+def test_confirmation_in_one_turn_mode_needs_yes(fake_llm, tmp_path):
+    env = clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d.db"))
+    delete = tool_calls(call("delete_device_model", {"model": "CPH2223"}, "call_del"))
+    with BackgroundService(tmp_path / "d.db") as service:
+        requests.post(f"{service.url}/api/models", json={"model": "CPH2223"})
+    fake_llm.add(delete, text("refused"), delete, text("deleted"))
+    refused = run_main("-m", "delete CPH2223", cwd=tmp_path, env=env)
+    assert (
+        "delete_device_model" in refused.stderr
+        and "refused (needs confirmation; use --yes)" in refused.stderr
+    )
+    assert "the person refused" in envelope_of(fake_llm.requests[1]["messages"][-1]["content"])["error"]
+    approved = run_main("-m", "delete CPH2223", "--yes", cwd=tmp_path, env=env)
+    assert approved.returncode == 0, approved.stderr
+    assert envelope_of(fake_llm.requests[3]["messages"][-1]["content"])["data"] == {
+        "model": "CPH2223",
+        "deleted": True,
+    }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
@@ -13,7 +15,7 @@ from agent.types import ToolContext
 from tests.fake_llm import FakeLLM, Reply
 from tools.model_tool import AddModelTool, QueryModelTool
 
-CTX = ToolContext(user_id="alice", run_id="run1")
+CTX = ToolContext(user_id="alice", permissions=frozenset({"add_model", "delete_model"}), run_id="run1")
 
 
 def registry_for(url: str) -> ToolRegistry:
@@ -89,3 +91,47 @@ def test_schema_violations_never_reach_the_service(device_service, args):
     registry = registry_for(f"{device_service.url}/api/models")
     assert run(registry, "add_device_model", args)["retryable"] is True
     assert requests.get(f"{device_service.url}/api/models").json()["total"] == 0
+
+
+class DropFirstResponse:
+    """A loopback proxy in front of the device service: it forwards every POST, but drops the answer to
+    the first one, as a network failure right after the write would."""
+
+    def __init__(self, target: str) -> None:
+        proxy = self
+        self.forwarded = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                headers = {
+                    k: v for k, v in self.headers.items() if k.lower() in ("content-type", "idempotency-key")
+                }
+                resp = requests.post(target, data=body, headers=headers)
+                proxy.forwarded += 1
+                if proxy.forwarded == 1:
+                    self.close_connection = True
+                    return
+                self.send_response(resp.status_code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(resp.content)))
+                self.end_headers()
+                self.wfile.write(resp.content)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/api/models"
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+
+def test_a_retried_write_after_a_lost_response_writes_one_row(device_service):
+    proxy = DropFirstResponse(f"{device_service.url}/api/models")
+    try:
+        result = run(registry_for(proxy.url), "add_device_model", {"model": "CPH2223"})
+    finally:
+        proxy.server.shutdown()
+    assert proxy.forwarded == 2
+    assert (result["ok"], result["data"]["created"]) == (True, True)
+    assert device_service.store.count() == 1

@@ -35,3 +35,11 @@ def test_readme_names_only_files_that_exist():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     for path in set(re.findall(r"`((?:agent|tools|devicedb)/[\w/]*\.py|main\.py)`", text)):
         assert (ROOT / path).is_file(), path
+
+
+def test_readme_names_only_tests_that_exist():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    referenced = re.findall(r"`?(test_\w+\.py)::(test_\w+)", text)
+    assert len(referenced) >= 15
+    for file, name in referenced:
+        assert f"def {name}(" in (ROOT / "tests" / file).read_text(encoding="utf-8"), f"{file}::{name}"

@@ -1,46 +1,25 @@
-"""AddModelTool and QueryModelTool: the device-model tools, talking HTTP to the service at ADD_MODEL_URL.
+"""AddModelTool, QueryModelTool, DeleteModelTool: the device-model tools, on the service at ADD_MODEL_URL.
 
-Mirrors `tools/model_tool.go` of the tutorial: same name, description and schema for
-`add_device_model`, same request body. HTTP failures become ToolErrors that say whether retrying helps.
+Mirrors `tools/model_tool.go` of the tutorial: `add_device_model` has the tutorial's name, description
+and parameters (plus length limits) and posts the tutorial's body. What the host adds: the user's
+id injected as `createdBy`, the `add_model` permission, and the run's Idempotency-Key.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from urllib.parse import quote
 
-import requests
-
-from agent.tools import FunctionTool
-from agent.types import ToolContext, ToolError
+from agent.types import ToolContext
+from tools.device_service import DeviceServiceTool
 
 DEFAULT_MARKET_NAME = "营销名未解密"
 
 
-class _DeviceServiceTool(FunctionTool):
-    def __init__(self, url: str, session: requests.Session | None = None, timeout: float = 10.0) -> None:
-        self.url = url
-        self.session = session or requests.Session()
-        self.timeout = timeout
-
-    def _request(self, ctx: ToolContext, method: str, **kwargs: Any) -> str:
-        try:
-            resp = self.session.request(method, self.url, timeout=ctx.seconds_left(self.timeout), **kwargs)
-        except requests.Timeout:
-            raise ToolError(
-                f"the device service did not answer within {self.timeout:g}s", retryable=True
-            ) from None
-        except requests.ConnectionError:
-            raise ToolError(f"the device service at {self.url} is unreachable", retryable=True) from None
-        if resp.status_code >= 500:
-            raise ToolError(f"the device service failed (HTTP {resp.status_code})", retryable=True)
-        if resp.status_code >= 400:
-            raise ToolError(f"the device service refused (HTTP {resp.status_code}): {_message(resp)}")
-        return resp.text
-
-
-class AddModelTool(_DeviceServiceTool):
+class AddModelTool(DeviceServiceTool):
     name = "add_device_model"
+    permission = "add_model"
+    injected = {"createdBy": "user_id"}
     description = (
         "添加设备机型到数据库。当用户查询未解禁的机型时，可以使用此工具将机型添加到数据库中。"
         "机型代码应该去除后缀（如 IN、CN 等），例如 CPH2223IN 应该使用 CPH2223。"
@@ -63,6 +42,7 @@ class AddModelTool(_DeviceServiceTool):
                 "maxLength": 100,
                 "description": "英文营销名，例如 OPPO Find N6",
             },
+            "createdBy": {"type": "string", "description": "filled in by the host with the signed-in user"},
         },
         "required": ["model"],
         "additionalProperties": False,
@@ -74,12 +54,14 @@ class AddModelTool(_DeviceServiceTool):
             "model": args["model"],
             "marketName": args.get("marketName") or DEFAULT_MARKET_NAME,
             "marketNameEn": args.get("marketNameEn"),
+            "createdBy": args["createdBy"],
         }
-        headers = {"Idempotency-Key": ctx.idempotency_key} if ctx.idempotency_key else {}
-        return self._request(ctx, "POST", json=body, headers=headers)
+        if not ctx.idempotency_key:
+            return self.request(ctx, "POST", json=body, retries=0)
+        return self.request(ctx, "POST", json=body, headers={"Idempotency-Key": ctx.idempotency_key})
 
 
-class QueryModelTool(_DeviceServiceTool):
+class QueryModelTool(DeviceServiceTool):
     name = "query_device_model"
     description = (
         "查询数据库中已有的设备机型（只读）。按机型代码（例如 CPH2223）或营销名关键字查找，"
@@ -100,12 +82,23 @@ class QueryModelTool(_DeviceServiceTool):
 
     def call(self, ctx: ToolContext, input: str) -> str:
         keyword = json.loads(input)["keyword"]
-        return self._request(ctx, "GET", params={"q": keyword, "limit": 10})
+        return self.request(ctx, "GET", params={"q": keyword, "limit": 10})
 
 
-def _message(resp: requests.Response) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        return resp.text[:300]
-    return str(body.get("error") or body.get("detail") or body) if isinstance(body, dict) else str(body)
+class DeleteModelTool(DeviceServiceTool):
+    name = "delete_device_model"
+    permission = "delete_model"
+    needs_confirmation = True
+    description = "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"
+    parameters = {
+        "type": "object",
+        "properties": {
+            "model": {"type": "string", "maxLength": 30, "description": "要删除的机型代码，例如 CPH2223"},
+        },
+        "required": ["model"],
+        "additionalProperties": False,
+    }
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        code = quote(json.loads(input)["model"].strip(), safe="")
+        return self.request(ctx, "DELETE", path=f"/{code}", retries=0)  # a replayed DELETE would say 404

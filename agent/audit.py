@@ -1,0 +1,63 @@
+"""AuditLog: one JSON line per attempted tool call (refused and invalid ones too), secrets redacted.
+
+The engineering article's checklist: "记录每次工具调用的入参/出参，便于复盘". Lines are appended and
+flushed one by one, so a crash loses at most the line being written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+REDACTED = "[REDACTED]"
+_SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|passwd|authorization|cookie)", re.IGNORECASE)
+_KEY_VALUE = (
+    r"((?:api[_-]?key|token|secret|password|authorization)[\"']?\s*[:=]\s*[\"']?)(?:(?:Bearer|Basic)\s+)?"
+)
+_SECRET_TEXT = [  # (pattern, replacement), in this order
+    (re.compile(_KEY_VALUE + r"[^\s\"',;&]+", re.IGNORECASE), r"\1" + REDACTED),
+    (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED),
+    (re.compile(r"\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{8,}"), REDACTED),
+]
+
+
+def redact_text(text: str) -> str:
+    """Hide things that look like credentials: bearer tokens, `sk-...` keys, `password=...` pairs."""
+    for pattern, replacement in _SECRET_TEXT:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def redact(value: Any) -> Any:
+    """A copy of `value` with secret-looking keys and strings hidden, at any depth."""
+    if isinstance(value, dict):
+        return {k: REDACTED if _SECRET_KEY.search(str(k)) else redact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+class AuditLog:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def record(self, **fields: Any) -> None:
+        line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **redact(fields)}
+        text = json.dumps(line, ensure_ascii=False, default=str) + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+
+    def tail(self, n: int) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        lines = self.path.read_text(encoding="utf-8").splitlines()[-n:]
+        return [json.loads(line) for line in lines]
