@@ -1,7 +1,8 @@
 """python main.py: chat with the tool-calling agent (the tutorial's "Chat Agent (Tool Use Enabled)").
 
 `python main.py` chats interactively; `-m TEXT` runs one turn and prints the answer; lines piped on
-stdin are turns. Without ADD_MODEL_URL the device service is started here, on a free loopback port.
+stdin are turns. Without ADD_MODEL_URL the device service is started here, on a free loopback port;
+without an LLM endpoint, the embedded local model; MCP servers come from MCP_CONFIG.
 """
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ import argparse
 import json
 import sys
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any, TextIO
 
 from langchain_core.language_models import BaseChatModel
 
 from agent.agent import ChatAgent
 from agent.audit import AuditLog
-from agent.config import Settings, load_permissions
+from agent.commands import Session, handle_command
+from agent.config import Settings, bypass_proxy_for_loopback, load_permissions
 from agent.llm_provider import make_llm
-from agent.tools import Confirm, ToolRegistry
+from agent.tools import ToolRegistry
 from agent.types import AgentError, ConfigError
 
 LOCAL_MODEL_BANNER = (
@@ -36,24 +39,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def device_service_url(settings: Settings, stack: ExitStack) -> str:
-    """ADD_MODEL_URL, or the embedded device service over DEVICE_DB, stopped when `stack` closes."""
-    if settings.add_model_url:
-        return settings.add_model_url
-    from devicedb.server import BackgroundService
-
-    service = stack.enter_context(BackgroundService(settings.device_db))
-    return f"{service.url}/api/models"
-
-
 def uses_local_model(settings: Settings) -> bool:
     return not (settings.llm_base_url or settings.llm_api_key)
 
 
 def chat_model(settings: Settings, stack: ExitStack) -> BaseChatModel:
     """The configured endpoint, or the embedded local model, started here and stopped with `stack`."""
+    if settings.llm_api_key and not settings.llm_base_url:
+        raise ConfigError(
+            "LLM_API_KEY is set but LLM_BASE_URL is not: set it, e.g. https://api.deepseek.com/v1"
+        )
     if not uses_local_model(settings):
-        return make_llm(settings, settings.llm_base_url or "https://api.openai.com/v1")
+        return make_llm(settings, settings.llm_base_url or "")
     from agent.local_model import LocalModelServer
 
     print(LOCAL_MODEL_BANNER, file=sys.stderr, flush=True)
@@ -61,15 +58,20 @@ def chat_model(settings: Settings, stack: ExitStack) -> BaseChatModel:
     return make_llm(settings, server.base_url, temperature=0, max_tokens=256)
 
 
-def build_agent(settings: Settings, stack: ExitStack, trace: TextIO, confirm: Confirm) -> ChatAgent:
+def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace, trace: TextIO) -> Session:
+    from devicedb.server import models_url  # FastAPI and uvicorn load only here
     from tools import DEVICE_SYSTEM_PROMPT, default_tools
 
     llm = chat_model(settings, stack)
-    registry = ToolRegistry(confirm=confirm, audit=AuditLog(settings.audit_log))
+    ask = asker(args, trace)
+    registry = ToolRegistry(
+        confirm=lambda name, arguments: ask(f"{name}({_json(arguments)})"), audit=AuditLog(settings.audit_log)
+    )
+    url = models_url(settings.add_model_url, settings.device_db, stack)
     # the embedded 135M demo model is not offered tools that need confirmation, such as deleting
-    for tool in default_tools(device_service_url(settings, stack), risky=not uses_local_model(settings)):
+    for tool in default_tools(url, risky=not uses_local_model(settings)):
         registry.register(tool)
-    return ChatAgent(
+    agent = ChatAgent(
         llm,
         registry,
         user_id=settings.agent_user,
@@ -77,35 +79,49 @@ def build_agent(settings: Settings, stack: ExitStack, trace: TextIO, confirm: Co
         system_prompt=DEVICE_SYSTEM_PROMPT,
         on_tool_result=lambda call, result: show_tool_result(trace, call, result),
     )
+    return Session(agent, mcp_toolset(settings, registry, stack), ask)
 
 
-def confirmer(args: argparse.Namespace, out: TextIO) -> Confirm:
-    """Ask y/N on a terminal; with -m or piped input, only --yes approves (and says so)."""
-    ask = args.message is None and sys.stdin.isatty()
+def mcp_toolset(settings: Settings, registry: ToolRegistry, stack: ExitStack) -> Any:
+    path = settings.mcp_config or Path("mcp_servers.json")
+    if settings.mcp_config is None and not path.exists():
+        return None
+    from agent.mcp_client import load_servers  # the mcp SDK loads only when MCP is configured
+    from agent.mcp_tools import McpToolset
 
-    def confirm(name: str, arguments: dict[str, Any]) -> bool:
-        shown = f"{name}({json.dumps(arguments, ensure_ascii=False)})"
-        if ask:
-            return input(f"  ⚠ 确认执行 {shown}？Run it? [y/N] ").strip().lower() in ("y", "yes")
+    report = lambda line: print(f"  ! {line}", file=sys.stderr, flush=True)  # noqa: E731
+    return stack.enter_context(McpToolset(load_servers(path), registry, settings.audit_log.parent, report))
+
+
+def asker(args: argparse.Namespace, out: TextIO) -> Any:
+    """y/N on a terminal; with -m or piped input only --yes approves, and says so."""
+    interactive = args.message is None and sys.stdin.isatty()
+
+    def ask(what: str) -> bool:
+        if interactive:
+            try:
+                return input(f"  ⚠ 确认 {what}？Allow? [y/N] ").strip().lower() in ("y", "yes")
+            except (EOFError, KeyboardInterrupt):
+                return False
         print(
-            f"  ⚠ {shown}: {'approved by --yes' if args.yes else 'refused (needs confirmation; use --yes)'}",
+            f"  ⚠ {what}: {'approved by --yes' if args.yes else 'refused (needs confirmation; use --yes)'}",
             file=out,
             flush=True,
         )
         return bool(args.yes)
 
-    return confirm
+    return ask
 
 
 def show_tool_result(out: TextIO, call: dict[str, Any], result: str) -> None:
-    args = call["args"] if isinstance(call["args"], str) else json.dumps(call["args"], ensure_ascii=False)
+    args = call["args"] if isinstance(call["args"], str) else _json(call["args"])
     print(f"  → 调用工具 {call['name']}({args})", file=out)
     print(f"  ← {result[:300]}", file=out, flush=True)
 
 
-def chat(agent: ChatAgent, interactive: bool) -> int:
+def chat(session: Session, interactive: bool) -> int:
     if interactive:
-        print("🤖 Chat Agent (Tool Use Enabled) — /tools, /clear, /exit")
+        print("🤖 Chat Agent (Tool Use Enabled) — /help, /tools, /clear, /exit")
     while True:
         try:
             line = input("You: " if interactive else "").strip()
@@ -113,33 +129,35 @@ def chat(agent: ChatAgent, interactive: bool) -> int:
             return 0
         if line == "/exit":
             return 0
-        if line:
-            handle_line(agent, line)
+        if line and not handle_command(session, line):
+            turn(session, line)
 
 
-def handle_line(agent: ChatAgent, line: str) -> None:
-    if line == "/tools":
-        for tool in agent.registry.langchain_tools():
-            print(f"  {tool['function']['name']}: {tool['function']['description']}")
-    elif line == "/clear":
-        agent.memory.clear()
-        print("(history cleared)")
-    else:
-        try:
-            print(f"Agent: {agent.send_message(line)}", flush=True)
-        except AgentError as e:
-            print(f"error: {e}", flush=True)
+def turn(session: Session, text: str) -> None:
+    session.sync_mcp()
+    try:
+        print(f"Agent: {session.agent.send_message(text)}", flush=True)
+    except AgentError as e:
+        print(f"error: {e}", flush=True)
+    except KeyboardInterrupt:
+        print("(cancelled)", flush=True)  # the next request repairs the history
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    bypass_proxy_for_loopback()
+    trace = sys.stderr if args.message else sys.stdout
     try:
         with ExitStack() as stack:
-            trace = sys.stderr if args.message else sys.stdout
-            agent = build_agent(Settings(), stack, trace, confirmer(args, trace))
+            session = build_session(Settings(), stack, args, trace)
             if args.message is None:
-                return chat(agent, interactive=sys.stdin.isatty())
-            print(agent.send_message(args.message))
+                return chat(session, interactive=sys.stdin.isatty())
+            session.sync_mcp()
+            print(session.agent.send_message(args.message))
             return 0
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -147,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     except AgentError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """ChatAgent: the tool loop — ask the model, run the tools it asks for, repeat until it answers.
 
-Mirrors `agent/agent.go` of the tutorial (`sendMessageWithTools`, `registerTool`), with the
+Mirrors `sendMessageWithTools` in the tutorial's `agent/agent.go`, with the
 engineering article's correction: the assistant message keeps its `tool_calls`, and each result
 goes back as its own `role: "tool"` message carrying the same `tool_call_id` (not as a user message).
 """
@@ -65,9 +65,11 @@ class ChatAgent:
             if not calls and not _text(reply).strip() and tool_choice == "auto" and not last_round:
                 tool_choice = "none"  # an empty reply: ask again, for words this time
                 continue
-            self.memory.add(reply)
             if not calls:
-                return _final_text(reply)
+                text = _final_text(reply)  # raises on an empty answer, which is not kept in history
+                self.memory.add(reply)
+                return text
+            self.memory.add(reply)
             self._run_tools(ctx, guard, calls, last_round)
         raise MaxRoundsError(
             f"the model was still calling tools after {self.limits.max_rounds} rounds; stopped"
@@ -80,9 +82,9 @@ class ChatAgent:
         llm = self.llm.bind_tools(tools, tool_choice=tool_choice) if tools else self.llm
         try:
             reply = llm.invoke(self.memory.messages(), timeout=guard.seconds_left())
-        except LLMError as e:
+        except LLMError:
             guard.check_budgets()  # a wait cut short by the deadline reports the deadline
-            raise e
+            raise
         assert isinstance(reply, AIMessage)
         guard.add_usage(dict(reply.usage_metadata or {}))
         return reply

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import getpass
 import json
+import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from agent.types import ConfigError
 
 
 class Settings(BaseSettings):
@@ -32,7 +35,7 @@ class Settings(BaseSettings):
     device_db: Path = Field(Path("data/devices.db"), validation_alias="DEVICE_DB")
     """SQLite file of the embedded device service."""
 
-    agent_user: str = Field(default_factory=getpass.getuser, validation_alias="AGENT_USER")
+    agent_user: str = Field(default_factory=lambda: _os_user(), validation_alias="AGENT_USER")
     """The signed-in user the host injects into tools."""
 
     mcp_config: Path | None = Field(None, validation_alias="MCP_CONFIG")
@@ -55,5 +58,22 @@ def load_permissions(path: Path, user: str) -> frozenset[str]:
     """The permissions of `user`: their entry in the file, else its "default", else DEFAULT_PERMISSIONS."""
     if not path.is_file():
         return DEFAULT_PERMISSIONS
-    config = json.loads(path.read_text(encoding="utf-8"))
-    return frozenset(config.get("users", {}).get(user, config.get("default", [])))
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+        return frozenset(config.get("users", {}).get(user, config.get("default", [])))
+    except (ValueError, AttributeError, TypeError) as e:
+        raise ConfigError(f'{path} must be {{"default": [...], "users": {{"<user>": [...]}}}}: {e}') from None
+
+
+def bypass_proxy_for_loopback() -> None:
+    """Our own servers are on 127.0.0.1: never send those requests through an HTTP proxy."""
+    for name in ("NO_PROXY", "no_proxy"):
+        current = os.environ.get(name, "")
+        os.environ[name] = ",".join(filter(None, [current, "127.0.0.1", "localhost", "::1"]))
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name and no passwd entry (some containers)
+        return "user"

@@ -94,9 +94,9 @@ def _split_calls(raw_calls: list[ApiToolCall], truncated: bool) -> tuple[list[An
     """Good calls and unusable ones; every call gets a unique id, generated once, here, when missing."""
     calls, invalid, seen = [], [], set()
     for raw in raw_calls:
-        call_id = raw.id if raw.id and raw.id not in seen else f"call_{uuid.uuid4().hex[:24]}"
+        call_id = str(raw.id) if raw.id and str(raw.id) not in seen else new_call_id()
         seen.add(call_id)
-        name, arguments = raw.function.name or "", raw.function.arguments
+        name, arguments = _as_name(raw.function.name), raw.function.arguments
         args, error = _parse_arguments(arguments)
         if error and truncated:
             error = "the reply was cut off (finish_reason=length) inside the arguments; the call was not run"
@@ -106,6 +106,14 @@ def _split_calls(raw_calls: list[ApiToolCall], truncated: bool) -> tuple[list[An
         else:
             calls.append(tool_call(name=name, args=args, id=call_id))
     return calls, invalid
+
+
+def new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+def _as_name(name: Any) -> str:
+    return name if isinstance(name, str) else json.dumps(name) if name is not None else ""
 
 
 def _parse_arguments(arguments: Any) -> tuple[dict[str, Any], str]:
@@ -164,7 +172,7 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        timeout = kwargs.pop("timeout", None) or self.timeout
+        timeout = min(kwargs.pop("timeout", None) or self.timeout, self.timeout)
         body: dict[str, Any] = {"messages": [message_to_dict(m) for m in messages], **kwargs}
         if self.model:
             body["model"] = self.model

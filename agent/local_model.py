@@ -51,8 +51,15 @@ class LocalModelServer:
         self.base_url = ""
 
     def start(self, attempts: int = 3) -> LocalModelServer:
-        # Another program may take the free port between our check and the server's bind: try again.
-        for _ in range(attempts):
+        try:
+            return self._start(attempts)
+        except BaseException:  # also Ctrl-C while waiting: never leave the server running
+            self.stop()
+            self.log.close()
+            raise
+
+    def _start(self, attempts: int) -> LocalModelServer:
+        for _ in range(attempts):  # another program may take the free port before the server binds it
             port = free_port()
             self.process = subprocess.Popen(
                 self._command(port), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log
@@ -93,7 +100,8 @@ class LocalModelServer:
                     if session.get(f"{self.base_url}/models", timeout=2).ok:
                         return True
                 except requests.RequestException:
-                    time.sleep(0.1)
+                    pass
+                time.sleep(0.1)
         self.stop()
         return False
 

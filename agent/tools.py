@@ -31,8 +31,8 @@ class FunctionTool(ABC):
     description: str
     parameters: dict[str, Any]  # JSON Schema of the arguments object
 
-    permission: ClassVar[str | None] = None  # the user must hold it (the tutorial's HasPermission)
-    needs_confirmation: ClassVar[bool] = False  # ask the person before every run
+    permission: str | None = None  # the user must hold it (the tutorial's HasPermission)
+    needs_confirmation: bool = False  # ask the person before every run
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
 
     @abstractmethod
@@ -57,11 +57,12 @@ class ToolRegistry:
         self._tools[tool.name] = tool
         self._validators[tool.name] = Draft202012Validator(tool.parameters)
 
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+        self._validators.pop(name, None)
+
     def get(self, name: str) -> FunctionTool | None:
         return self._tools.get(name)
-
-    def names(self) -> list[str]:
-        return list(self._tools)
 
     def langchain_tools(self) -> list[dict[str, Any]]:
         """The tool definitions in OpenAI format, ready for `llm.bind_tools(...)`."""

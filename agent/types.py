@@ -21,12 +21,12 @@ class _Lenient(BaseModel):
 
 
 class ApiFunctionCall(_Lenient):
-    name: str | None = None
+    name: Any = None  # a string by the spec; anything else is the model's mistake, kept for the error
     arguments: Any = None  # a JSON string by the spec; some providers send an object, "" or null
 
 
 class ApiToolCall(_Lenient):
-    id: str | None = None
+    id: Any = None
     type: str | None = "function"
     index: int | None = None
     function: ApiFunctionCall = ApiFunctionCall()
@@ -81,12 +81,14 @@ class ToolContext:
     deadline: float | None = None  # time.monotonic() value after which the run must stop
 
     def for_call(self, call_id: str) -> ToolContext:
-        return replace(self, call_id=call_id, idempotency_key=f"{self.run_id}:{call_id}")
+        key = f"{self.run_id}:{call_id}" if self.run_id and call_id else ""
+        return replace(self, call_id=call_id, idempotency_key=key)
 
-    def seconds_left(self, default: float = 30.0) -> float:
+    def seconds_left(self, cap: float = 30.0) -> float:
+        """Seconds until the deadline, but never more than `cap`: what one wait may take."""
         if self.deadline is None:
-            return default
-        return max(0.0, min(default, self.deadline - time.monotonic()))
+            return cap
+        return max(0.0, min(cap, self.deadline - time.monotonic()))
 
 
 # --- errors: one base per package, subclasses that are just a docstring -----------------------

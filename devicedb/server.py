@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import uvicorn
@@ -52,3 +53,11 @@ class BackgroundService:
 
 def serve_forever(db_path: str | Path, host: str, port: int) -> None:
     uvicorn.run(create_app(DeviceStore(db_path)), host=host, port=port, log_level="info")
+
+
+def models_url(configured: str | None, db_path: Path, stack: ExitStack) -> str:
+    """ADD_MODEL_URL if set, else the URL of an embedded service over `db_path`, stopped with `stack`."""
+    if configured:
+        return configured
+    service = stack.enter_context(BackgroundService(db_path))
+    return f"{service.url}/api/models"

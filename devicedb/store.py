@@ -40,18 +40,17 @@ class DeviceStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
-        with self._connect() as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.executescript(_SCHEMA)
-            if "createdBy" not in {row["name"] for row in conn.execute("PRAGMA table_info(models)")}:
-                conn.execute(
-                    "ALTER TABLE models ADD COLUMN createdBy TEXT"
-                )  # databases made before it existed
+        conn = self._connect()
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(_SCHEMA)
+        if "createdBy" not in {row["name"] for row in conn.execute("PRAGMA table_info(models)")}:
+            conn.execute("ALTER TABLE models ADD COLUMN createdBy TEXT")  # a database made before it existed
 
     def _connect(self) -> sqlite3.Connection:
+        """This thread's connection (sqlite3 objects are not shared between threads)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             conn.row_factory = sqlite3.Row
             self._local.conn = conn
         return conn

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -175,3 +176,27 @@ def test_connection_refused_is_a_clear_error(agent, fake_llm):
     fake_llm.__exit__()
     with pytest.raises(LLMError, match=f"cannot reach LLM endpoint {url}"):
         agent.send_message("hi")
+
+
+def test_calls_without_ids_get_one_that_their_results_carry(agent, fake_llm):
+    body = tool_calls(
+        {"type": "function", "function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}},
+        {"id": "", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, "b": 2}'}},
+    )
+    fake_llm.add(body, text("ok"))
+    assert agent.send_message("sums") == "ok"
+    *_, assistant_sent, first, second = fake_llm.requests[1]["messages"]
+    ids = [c["id"] for c in assistant_sent["tool_calls"]]
+    assert all(ids) and len(set(ids)) == 2
+    assert [first["tool_call_id"], second["tool_call_id"]] == ids
+
+
+def test_llm_timeout_bounds_each_request(fake_llm):
+    llm = make_llm(Settings(llm_timeout=0.5), fake_llm.url)
+    registry = ToolRegistry()
+    registry.register(Add())
+    fake_llm.add(Reply(text("late"), delay=3))
+    started = time.monotonic()
+    with pytest.raises(LLMError, match="did not answer"):
+        ChatAgent(llm, registry).send_message("hi")
+    assert time.monotonic() - started < 2

@@ -74,11 +74,14 @@ def tool_messages(request: dict) -> dict[str, dict]:
 
 
 def assert_every_call_has_a_result(request: dict) -> None:
+    """Each assistant message with calls is followed right away by one tool message per call id."""
     messages = request["messages"]
+    ids = [c["id"] for m in messages for c in m.get("tool_calls") or []]
+    assert len(ids) == len(set(ids)), "tool call ids repeat"
     for i, m in enumerate(messages):
-        for c in m.get("tool_calls") or []:
-            following = [n.get("tool_call_id") for n in messages[i + 1 :] if n["role"] == "tool"]
-            assert c["id"] in following, f"call {c['id']} has no result"
+        calls = [c["id"] for c in m.get("tool_calls") or []]
+        results = [n["tool_call_id"] for n in messages[i + 1 : i + 1 + len(calls)] if n["role"] == "tool"]
+        assert sorted(results) == sorted(calls), f"calls {calls} are followed by results {results}"
 
 
 # --- identity from the host ------------------------------------------------------------------
@@ -187,15 +190,16 @@ def test_tool_output_stays_delimited_data(fake_llm, tmp_path):
     assert probe.seen == [{"x": 1, "user_id": "alice"}]
 
 
-def test_output_is_capped_with_an_explicit_marker(fake_llm, tmp_path):
-    agent = make_agent(fake_llm, tmp_path, Probe(answer=lambda args: "x" * 100_000))
+@pytest.mark.parametrize("char", ["x", '"', "<"])
+def test_output_is_capped_with_an_explicit_marker(fake_llm, tmp_path, char):
+    agent = make_agent(fake_llm, tmp_path, Probe(answer=lambda args: char * 100_000))
     fake_llm.add(tool_calls(call("probe", {"x": 1}, "c1")), text("ok"))
     agent.send_message("go")
     content = fake_llm.requests[1]["messages"][-1]["content"]
-    assert len(content) < 16 * 1024 + 200
-    assert envelope_of(content)["data"].endswith(
-        f"…[truncated: {100_000 - (16 * 1024 - 200)} more characters]"
-    )
+    assert 15 * 1024 < len(content) <= 16 * 1024 + 100  # the envelope's 16 KiB plus the labelled wrapper
+    data = envelope_of(content)["data"]
+    kept = data.index("…[truncated: ")
+    assert data == char * kept + f"…[truncated: {100_000 - kept} more characters]"
 
 
 # --- limits ----------------------------------------------------------------------------------
@@ -216,7 +220,7 @@ def test_twenty_calls_in_one_reply_run_five_and_answer_all(fake_llm, tmp_path):
 def test_an_endless_tool_loop_stops_and_every_request_is_valid(fake_llm, tmp_path):
     counter = iter(range(1000))
     fake_llm.default = lambda request: Reply(
-        tool_calls(call("probe", {"x": next(counter)}, f"c{len(request)}"))
+        tool_calls(call("probe", {"x": next(counter)}, f"c{len(request['messages'])}"))
     )
     agent = make_agent(fake_llm, tmp_path, Probe())
     with pytest.raises(MaxRoundsError, match="still calling tools after 10 rounds"):

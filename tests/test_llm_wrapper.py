@@ -207,3 +207,11 @@ def test_non_json_answer(fake_llm):
 def test_content_null_is_never_sent():
     ai = AIMessage(content="", tool_calls=[{"name": "f", "args": {}, "id": "c1"}])
     assert json.dumps(message_to_dict(ai)).count("null") == 0
+
+
+def test_odd_names_and_ids_never_raise():
+    message = parse_response(text('<tool_call>{"name": 5, "arguments": {}}</tool_call>'))
+    assert [(c["name"], c["args"]) for c in message.tool_calls] == [("5", {})]
+    body = tool_calls({"id": 7, "type": "function", "function": {"name": ["x"], "arguments": "{}"}})
+    [odd] = parse_response(body).tool_calls
+    assert (odd["id"], odd["name"]) == ("7", '["x"]')

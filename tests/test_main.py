@@ -76,7 +76,7 @@ def test_endpoint_failure_is_one_line_and_nonzero(fake_llm, tmp_path):
 
 def test_a_model_that_calls_tools_forever_is_stopped_with_a_clear_message(fake_llm, tmp_path):
     fake_llm.default = lambda request: Reply(
-        tool_calls(call("query_device_model", {"keyword": f"K{len(request['messages'])}"}, "call_x"))
+        tool_calls(call("query_device_model", {"keyword": "K"}, f"call_{len(request['messages'])}"))
     )
     audit = tmp_path / "audit.jsonl"
     done = run_main(
@@ -89,6 +89,7 @@ def test_a_model_that_calls_tools_forever_is_stopped_with_a_clear_message(fake_l
         calls = [c["id"] for m in request["messages"] for c in m.get("tool_calls") or []]
         results = [m["tool_call_id"] for m in request["messages"] if m["role"] == "tool"]
         assert calls == results
+        assert len(set(calls)) == len(calls)
     assert len(audit.read_text().splitlines()) == 10
 
 
@@ -110,3 +111,26 @@ def test_confirmation_in_one_turn_mode_needs_yes(fake_llm, tmp_path):
         "model": "CPH2223",
         "deleted": True,
     }
+
+
+def test_loopback_requests_bypass_a_configured_proxy(fake_llm, tmp_path):
+    fake_llm.add(tool_calls(call("query_device_model", {"keyword": "CPH"}, "c1")), text("none yet"))
+    dead_proxy = "http://127.0.0.1:9"
+    env = clean_env(
+        LLM_BASE_URL=fake_llm.url,
+        DEVICE_DB=str(tmp_path / "d.db"),
+        HTTP_PROXY=dead_proxy,
+        HTTPS_PROXY=dead_proxy,
+        http_proxy=dead_proxy,
+        NO_PROXY="",
+        no_proxy="",
+    )
+    done = run_main("-m", "any CPH?", cwd=tmp_path, env=env)
+    assert (done.returncode, done.stdout) == (0, "none yet\n"), done.stderr
+    assert envelope_of(fake_llm.requests[1]["messages"][-1]["content"])["ok"] is True
+
+
+def test_a_key_without_an_endpoint_is_refused(tmp_path):
+    done = run_main("-m", "hi", cwd=tmp_path, env=clean_env(LLM_API_KEY="sk-something"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: LLM_API_KEY is set but LLM_BASE_URL is not")

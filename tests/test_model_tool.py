@@ -39,7 +39,7 @@ def test_add_and_query(device_service):
     assert found["data"]["items"][0]["marketName"] == "OPPO Find N6"
 
 
-def test_the_same_call_retried_writes_once(device_service):
+def test_replaying_the_same_call_id_writes_once(device_service):
     registry = registry_for(f"{device_service.url}/api/models")
     first = run(registry, "add_device_model", {"model": "CPH2411"})
     again = run(registry, "add_device_model", {"model": "CPH2411"})

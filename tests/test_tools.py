@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from jsonschema.exceptions import SchemaError
 
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext, ToolError
@@ -133,6 +134,12 @@ def test_register_refuses_duplicates_and_bad_schemas(registry_and_tool):
         name = "broken"
         parameters = {"type": "objekt"}
 
-    with pytest.raises(Exception, match="objekt"):
+    with pytest.raises(SchemaError, match="objekt"):
         registry.register(Broken())
-    assert registry.names() == ["echo"]
+    assert [t["function"]["name"] for t in registry.langchain_tools()] == ["echo"]
+
+
+def test_no_idempotency_key_without_a_run_and_a_call_id():
+    assert ToolContext(user_id="u").for_call("call_1").idempotency_key == ""
+    assert ToolContext(user_id="u", run_id="r").for_call("").idempotency_key == ""
+    assert ToolContext(user_id="u", run_id="r").for_call("c").idempotency_key == "r:c"
