@@ -1,0 +1,146 @@
+"""MCP client: the servers of MCP_CONFIG, reachable from the synchronous agent loop.
+
+The right-hand box of the tutorial's hybrid architecture ("MCP Client → 连接外部 MCP Servers"), on the
+official `mcp` SDK (major version 2). One background event loop (an anyio blocking portal) owns every
+connection; each request has a timeout; a server that crashes or hangs is reported as unavailable and
+started again on its next use. A call is never replayed: it may have had side effects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+import mcp_types as types
+from anyio.from_thread import BlockingPortal
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from agent.types import ConfigError
+
+T = TypeVar("T")
+_BROKEN = {types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT}  # errors that mean the server is gone or stuck
+
+
+class McpUnavailable(Exception):
+    """The server did not answer in time, or its connection broke."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One entry of `{"mcpServers": {...}}`: a command (stdio) or a url (streamable HTTP), plus our keys."""
+
+    name: str
+    command: str | None = None
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    trusted: bool = False  # annotations of a trusted server are believed
+    allow: list[str] = field(default_factory=list)  # tools that run without confirmation
+    timeout: float = 30.0  # seconds for any one request
+
+
+def load_servers(path: Path) -> list[ServerConfig]:
+    """Read the common `{"mcpServers": {"<name>": {...}}}` file; keys other clients use are ignored."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ConfigError(f"cannot read MCP servers from {path}: {e}") from None
+    known = set(ServerConfig.__dataclass_fields__) - {"name"}
+    servers = []
+    for name, spec in entries.items():
+        if not isinstance(spec, dict) or not (spec.get("command") or spec.get("url")):
+            raise ConfigError(f'MCP server {name!r} in {path} needs a "command" or a "url"')
+        servers.append(ServerConfig(name=name, **{k: v for k, v in spec.items() if k in known}))
+    return servers
+
+
+class McpConnection:
+    """One server. `request(fn)` runs `await fn(client)` on the portal's loop, within the timeout."""
+
+    def __init__(self, config: ServerConfig, portal: BlockingPortal, log_dir: Path) -> None:
+        self.config = config
+        self._portal = portal
+        self._log_dir = log_dir
+        self._context: Any = None
+        self._client: Client | None = None
+        self.tools_changed = False  # set by notifications/tools/list_changed
+
+    def request(self, fn: Callable[[Client], Awaitable[T]], timeout: float | None = None) -> T:
+        client = self._client or self._connect()
+        limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
+
+        async def bounded() -> T:
+            with anyio.fail_after(limit):
+                return await fn(client)
+
+        try:
+            return self._portal.call(bounded)
+        except MCPError as e:
+            if e.code not in _BROKEN:
+                raise  # the server answered with an error: the connection is fine
+            self.close()
+            raise McpUnavailable(f"MCP server {self.config.name!r} failed: {e}") from None
+        except Exception as e:
+            self.close()  # crashed or hung: start it again on next use
+            reason = f"no answer within {limit:g}s" if isinstance(e, TimeoutError) else _reason(e)
+            raise McpUnavailable(f"MCP server {self.config.name!r} failed: {reason}") from None
+
+    def _connect(self) -> Client:
+        # mode="legacy": the initialize handshake, which every server speaks and which carries
+        # notifications such as tools/list_changed over the session
+        client = Client(
+            self._transport(),
+            read_timeout_seconds=self.config.timeout,
+            mode="legacy",
+            message_handler=self._on_message,
+            client_info=types.Implementation(name="tool-use-agent", version="0.1"),
+        )
+        context = self._portal.wrap_async_context_manager(client)
+        try:
+            context.__enter__()  # spawn or connect, then the handshake, bounded by read_timeout_seconds
+        except Exception as e:
+            raise McpUnavailable(f"MCP server {self.config.name!r} did not start: {_reason(e)}") from None
+        self._context, self._client = context, client
+        return client
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self.tools_changed = True
+
+    def _transport(self) -> Any:
+        if self.config.url:
+            http = httpx2.AsyncClient(headers=self.config.headers, timeout=self.config.timeout)
+            return streamable_http_client(self.config.url, http_client=http)
+        self._log_dir.mkdir(parents=True, exist_ok=True)
+        errlog = (self._log_dir / f"mcp-{self.config.name}.log").open("a", encoding="utf-8")
+        env = {**os.environ, **self.config.env} if self.config.env else None
+        params = StdioServerParameters(
+            command=self.config.command or "", args=list(self.config.args), env=env, cwd=self.config.cwd
+        )
+        return stdio_client(params, errlog=errlog)
+
+    def close(self) -> None:
+        context, self._context, self._client = self._context, None, None
+        if context is not None:
+            with contextlib.suppress(Exception):  # a dead server's transport may fail to close: it is gone
+                context.__exit__(None, None, None)
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup) and error.exceptions:
+        return _reason(error.exceptions[0])
+    if isinstance(error, TimeoutError):
+        return "timed out"
+    return f"{type(error).__name__}: {error}"[:200]
