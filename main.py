@@ -21,6 +21,7 @@ from agent.audit import AuditLog
 from agent.commands import Session, handle_command
 from agent.config import Settings, bypass_proxy_for_loopback, load_permissions
 from agent.llm_provider import make_llm
+from agent.tool_selection import ToolSelector
 from agent.tools import ToolRegistry
 from agent.types import AgentError, ConfigError
 
@@ -78,6 +79,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
         permissions=load_permissions(settings.permissions_file, settings.agent_user),
         system_prompt=DEVICE_SYSTEM_PROMPT,
         on_tool_result=lambda call, result: show_tool_result(trace, call, result),
+        tool_selector=ToolSelector(),  # past 16 tools, each request carries only the relevant ones
     )
     return Session(agent, mcp_toolset(settings, registry, stack), ask)
 

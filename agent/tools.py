@@ -33,6 +33,7 @@ class FunctionTool(ABC):
 
     permission: str | None = None  # the user must hold it (the tutorial's HasPermission)
     needs_confirmation: bool = False  # ask the person before every run
+    sequential: bool = False  # never run alongside other calls of the same reply
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
 
     @abstractmethod
@@ -60,6 +61,11 @@ class ToolRegistry:
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
         self._validators.pop(name, None)
+
+    def runs_concurrently(self, name: str) -> bool:
+        """May a call of this tool run alongside the other calls of a reply? (Unknown names: yes.)"""
+        tool = self._tools.get(name)
+        return tool is None or not (tool.sequential or tool.needs_confirmation)
 
     def get(self, name: str) -> FunctionTool | None:
         return self._tools.get(name)

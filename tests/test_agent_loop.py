@@ -11,6 +11,7 @@ from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.guards import envelope_of, untrusted
 from agent.llm_provider import make_llm
+from agent.llm_wrapper import CustomLLMWrapper
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ToolContext
 from tests.fake_llm import Reply, call, text, tool_calls
@@ -200,3 +201,43 @@ def test_llm_timeout_bounds_each_request(fake_llm):
     with pytest.raises(LLMError, match="did not answer"):
         ChatAgent(llm, registry).send_message("hi")
     assert time.monotonic() - started < 2
+
+
+class Slow(FunctionTool):
+    name = "slow"
+    description = "Wait 0.3 s."
+    parameters = {"type": "object", "properties": {"i": {"type": "integer"}}}
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        time.sleep(0.3)
+        return input
+
+
+class SlowInOrder(Slow):
+    name = "slow_in_order"
+    sequential = True
+
+
+def test_independent_calls_run_concurrently_and_answer_in_call_order(fake_llm):
+    registry = ToolRegistry()
+    registry.register(Slow())
+    registry.register(SlowInOrder())
+    agent = ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry)
+    fake_llm.add(
+        tool_calls(*[call("slow", {"i": i}, f"c{i}") for i in range(5)]),
+        text("done"),
+        tool_calls(*[call("slow_in_order", {"i": i}, f"s{i}") for i in range(2)]),
+        text("done"),
+    )
+    started = time.monotonic()
+    agent.send_message("five at once")
+    assert time.monotonic() - started < 1.2  # five 0.3 s calls, side by side
+    results = [
+        (m["tool_call_id"], envelope_of(m["content"])["data"])
+        for m in fake_llm.requests[1]["messages"]
+        if m["role"] == "tool"
+    ]
+    assert results == [(f"c{i}", {"i": i}) for i in range(5)]
+    started = time.monotonic()
+    agent.send_message("two in order")
+    assert time.monotonic() - started >= 0.6

@@ -1,0 +1,105 @@
+"""ToolSelector: with many tools, send the model only the few that fit the conversation (BM25 ranking).
+
+The engineering article: "工具总数控制在十几个以内，过多时先做检索式筛选再送 schema". Up to `max_tools`
+tools are all sent. Past that, each request carries the `top_k` best matches for the conversation over
+names, descriptions and parameter descriptions, the `always` list, tools pinned this turn, and
+`search_tools`, with which the model can ask for more.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agent.tools import FunctionTool
+from agent.types import ToolContext
+
+_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def tokens(text: str) -> list[str]:
+    """Words for BM25: identifiers split on `_` and camelCase; Chinese as characters and bigrams."""
+    out: list[str] = []
+    for word in _WORD.findall(_CAMEL.sub(" ", text).lower()):
+        if word[0] < "\u3400":
+            out.append(word)
+        else:
+            out += list(word) + [word[i : i + 2] for i in range(len(word) - 1)]
+    return out
+
+
+def tool_text(tool: dict[str, Any]) -> str:
+    function = tool["function"]
+    properties = function.get("parameters", {}).get("properties", {})
+    params = " ".join(f"{name} {spec.get('description', '')}" for name, spec in properties.items())
+    return (
+        f"{function['name']} {function['name'].replace('_', ' ')} {function.get('description', '')} {params}"
+    )
+
+
+class ToolSelector:
+    def __init__(self, max_tools: int = 16, top_k: int = 5, always: tuple[str, ...] = ()) -> None:
+        self.max_tools, self.top_k, self.always = max_tools, top_k, always
+        self.pinned: set[str] = set()  # tools search_tools found this turn
+        self._index: tuple[tuple[str, ...], Any] | None = None
+
+    def select(self, tools: list[dict[str, Any]], conversation: str) -> list[dict[str, Any]]:
+        """The tools to send with the next request."""
+        others = [t for t in tools if t["function"]["name"] != SearchToolsTool.name]
+        if len(others) <= self.max_tools:
+            return others
+        keep = {
+            *self.rank(others, conversation)[: self.top_k],
+            *self.always,
+            *self.pinned,
+            SearchToolsTool.name,
+        }
+        return [t for t in tools if t["function"]["name"] in keep]
+
+    def rank(self, tools: list[dict[str, Any]], query: str) -> list[str]:
+        """Tool names, best match first (only those sharing a word with the query)."""
+        import numpy as np  # with bm25s, only once there are many tools
+
+        names, retriever = self._retriever(tools)
+        scores = retriever.get_scores(tokens(query) or ["_"])
+        order = np.argsort(-scores, kind="stable")
+        return [names[i] for i in order if scores[i] > 0]
+
+    def _retriever(self, tools: list[dict[str, Any]]) -> tuple[tuple[str, ...], Any]:
+        names = tuple(t["function"]["name"] for t in tools)
+        if self._index is None or self._index[0] != names:
+            import bm25s
+
+            retriever = bm25s.BM25()
+            retriever.index([tokens(tool_text(t)) or ["_"] for t in tools], show_progress=False)
+            self._index = (names, retriever)
+        return self._index
+
+
+class SearchToolsTool(FunctionTool):
+    name = "search_tools"
+    description = (
+        "Find more tools. Only some tools are offered at a time; describe what you need and the best "
+        "matches become available for the rest of this turn."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "maxLength": 200, "description": "what the tool should do"}
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, selector: ToolSelector, catalog: Any) -> None:
+        self.selector = selector
+        self.catalog = catalog  # the ToolRegistry whose tools are searched
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        tools = [t for t in self.catalog.langchain_tools() if t["function"]["name"] != self.name]
+        found = self.selector.rank(tools, json.loads(input)["query"])[: self.selector.top_k * 2]
+        self.selector.pinned.update(found)
+        described = {t["function"]["name"]: t["function"]["description"] for t in tools}
+        return json.dumps([{"name": n, "description": described[n]} for n in found], ensure_ascii=False)
