@@ -25,6 +25,15 @@ lint: install
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy agent
 
-bench: install
+PEERS := benchmarks/.venv-peers
+
+# The frameworks compared against live in their own venv, so they never touch the project's.
+$(PEERS)/.installed: benchmarks/peers-requirements.txt
+	test -x $(PEERS)/bin/python || $(PYTHON) -m venv $(PEERS)
+	$(PEERS)/bin/python -m pip install --quiet -r benchmarks/peers-requirements.txt
+	touch $@
+
+bench: install $(PEERS)/.installed
+	$(PY) -m benchmarks.bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.devicedb_bench
 	$(PY) -m benchmarks.local_model_bench

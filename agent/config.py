@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -70,6 +71,11 @@ def bypass_proxy_for_loopback() -> None:
     for name in ("NO_PROXY", "no_proxy"):
         current = os.environ.get(name, "")
         os.environ[name] = ",".join(filter(None, [current, "127.0.0.1", "localhost", "::1"]))
+
+
+def is_loopback(url: str) -> bool:
+    """Is this URL on this machine? Such requests skip proxy settings (and their per-request lookups)."""
+    return (urlsplit(url).hostname or "") in ("127.0.0.1", "localhost", "::1")
 
 
 def _os_user() -> str:

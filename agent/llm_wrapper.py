@@ -22,6 +22,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, ValidationError
 
+from agent.config import is_loopback
 from agent.retry import RETRY_STATUSES, retry_delay
 from agent.types import ApiFunctionCall, ApiResponse, ApiToolCall, LLMError
 
@@ -154,6 +155,9 @@ class CustomLLMWrapper(BaseChatModel):
     timeout: float = 60.0
     max_retries: int = 3
     _session: requests.Session = PrivateAttr(default_factory=requests.Session)
+
+    def model_post_init(self, context: Any) -> None:
+        self._session.trust_env = not is_loopback(self.base_url)  # no proxy lookups for a local server
 
     @property
     def _llm_type(self) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import requests
 
+from agent.config import is_loopback
 from agent.tools import FunctionTool
 from agent.types import ToolContext, ToolError
 
@@ -19,6 +20,7 @@ class DeviceServiceTool(FunctionTool):
     def __init__(self, url: str, session: requests.Session | None = None, timeout: float = 10.0) -> None:
         self.url = url
         self.session = session or requests.Session()
+        self.session.trust_env = not is_loopback(url)
         self.timeout = timeout
 
     def request(self, ctx: ToolContext, method: str, path: str = "", retries: int = 1, **kwargs: Any) -> str:

@@ -1,0 +1,67 @@
+"""The benchmark's model: a loopback OpenAI-compatible server that answers at once, the same for everyone.
+
+A conversation is `ROUNDS` replies that each call the no-op tool, then a text answer; the server
+counts the tool results after the last user message to know where it is. Model "parallel" asks for
+five calls of `sleep200` in one reply instead. Keep-alive HTTP/1.1, so no client pays a new connection.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ROUNDS = 3
+
+
+def reply(request: dict[str, Any]) -> dict[str, Any]:
+    messages = request["messages"]
+    last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    done = sum(1 for m in messages[last_user:] if m["role"] == "tool")
+    if request.get("model") == "parallel":
+        calls = [_call("sleep200", f"call_p{i}") for i in range(5)] if done == 0 else []
+    else:
+        calls = [_call("noop", f"call_{done}")] if done < ROUNDS else []
+    message: dict[str, Any] = {"role": "assistant", "content": None if calls else "done"}
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": "bench",
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
+    }
+
+
+def _call(name: str, call_id: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # else delayed ACKs add 40 ms
+
+    def do_POST(self) -> None:
+        body = json.dumps(reply(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def start() -> tuple[ThreadingHTTPServer, str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
