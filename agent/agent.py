@@ -46,6 +46,7 @@ class ChatAgent:
         memory: MemoryManager | None = None,
         on_tool_result: ToolObserver | None = None,
         tool_selector: ToolSelector | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -54,6 +55,7 @@ class ChatAgent:
         self.limits = limits
         self.memory = memory or MemoryManager()
         self.on_tool_result = on_tool_result
+        self.on_text = on_text  # gets the answer's text as it streams in
         self._threads: ThreadPoolExecutor | None = None
         self.selector = tool_selector
         if tool_selector and registry.get(SearchToolsTool.name) is None:
@@ -92,16 +94,24 @@ class ChatAgent:
         tools = guard.offered(self.registry.langchain_tools())
         if self.selector:
             tools = self.selector.select(tools, _latest_user_text(self.memory.history()))
-        # tool_choice "none" on the last round (and after an empty reply) makes the model answer in words
-        llm = self.llm.bind_tools(tools, tool_choice=tool_choice) if tools else self.llm
         try:
-            reply = llm.invoke(self.memory.messages(), timeout=guard.seconds_left())
+            reply = self._request(tools, tool_choice, guard.seconds_left())
         except LLMError:
             guard.check_budgets()  # a wait cut short by the deadline reports the deadline
             raise
         assert isinstance(reply, AIMessage)
         guard.add_usage(dict(reply.usage_metadata or {}))
         return reply
+
+    def _request(self, tools: list[dict[str, Any]], tool_choice: str, timeout: float) -> Any:
+        """One request; streamed when someone watches the text and the model can stream.
+        tool_choice "none" (last round, or after an empty reply) makes the model answer in words."""
+        choice = {"tool_choice": tool_choice} if tools else {}
+        stream_chat = getattr(self.llm, "stream_chat", None)
+        if self.on_text and stream_chat:
+            return stream_chat(self.memory.messages(), self.on_text, tools=tools, timeout=timeout, **choice)
+        llm = self.llm.bind_tools(tools, **choice) if tools else self.llm
+        return llm.invoke(self.memory.messages(), timeout=timeout)
 
     def _run_tools(self, ctx: ToolContext, guard: TurnGuard, calls: list[Any], last_round: bool) -> None:
         """Screen the calls in order, run the allowed ones (independent ones at once), answer in order."""

@@ -1,15 +1,19 @@
 """ChatOpenAIBackend: langchain-openai's ChatOpenAI, with endpoint failures reported as LLMError.
 
 The alternative to the tutorial's hand-written wrapper (`LLM_BACKEND=chatopenai`): the same agent
-loop runs on it unchanged. Only the error type is adapted, so the person sees one clear line.
+loop runs on it unchanged. Adapted here: the error type (one clear line for the person), missing or
+repeated tool-call ids, and a streamed answer cut off before its end (its calls are not run).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import openai
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 
@@ -19,11 +23,58 @@ from agent.types import LLMError
 
 class ChatOpenAIBackend(ChatOpenAI):
     def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
-        url = f"{self.openai_api_base}/chat/completions"
-        if isinstance(self.request_timeout, (int, float)) and "timeout" in kwargs:
-            kwargs["timeout"] = min(kwargs["timeout"], self.request_timeout)  # LLM_TIMEOUT still applies
+        kwargs["timeout"] = self._bounded(kwargs.get("timeout"))
+        with self._endpoint_errors():
+            result = super()._generate(*args, **kwargs)
+        for generation in result.generations:
+            message = getattr(generation, "message", None)
+            if isinstance(message, AIMessage):
+                _unique_ids(message)
+        return result
+
+    def stream_chat(
+        self,
+        messages: list[BaseMessage],
+        on_text: Callable[[str], None],
+        tools: Any = None,
+        tool_choice: str | None = None,
+        timeout: float | None = None,
+    ) -> AIMessage:
+        """Like invoke, streamed: `on_text` gets the answer's text as it arrives."""
+        llm = self.bind_tools(tools, tool_choice=tool_choice) if tools else self
+        merged: Any = None
         try:
-            return _with_call_ids(super()._generate(*args, **kwargs))
+            with self._endpoint_errors():
+                for chunk in llm.stream(messages, timeout=self._bounded(timeout), stream_usage=True):
+                    if chunk.text:
+                        on_text(chunk.text)
+                    merged = chunk if merged is None else merged + chunk
+        except (ValueError, LLMError) as e:  # the stream broke off: keep what arrived, run none of its calls
+            if merged is None:
+                raise LLMError(f"LLM endpoint {self.openai_api_base} broke off its answer: {e}") from None
+            merged.response_metadata.pop("finish_reason", None)
+        message = AIMessage(
+            content=merged.content,
+            tool_calls=merged.tool_calls,
+            invalid_tool_calls=merged.invalid_tool_calls,
+            usage_metadata=merged.usage_metadata,
+            response_metadata=merged.response_metadata,
+        )
+        if message.response_metadata.get("finish_reason") in (None, "length"):
+            _not_run(message)  # partial arguments must not be guessed into a call
+        return _unique_ids(message)
+
+    def _bounded(self, timeout: float | None) -> float | None:
+        """The turn's remaining time, but never more than LLM_TIMEOUT."""
+        if isinstance(self.request_timeout, (int, float)):
+            return min(timeout or self.request_timeout, self.request_timeout)
+        return timeout
+
+    @contextmanager
+    def _endpoint_errors(self) -> Iterator[None]:
+        url = f"{self.openai_api_base}/chat/completions"
+        try:
+            yield
         except openai.APIStatusError as e:
             raise LLMError(f"LLM endpoint {url} answered HTTP {e.status_code}: {str(e)[:200]}") from None
         except openai.APITimeoutError:
@@ -32,14 +83,20 @@ class ChatOpenAIBackend(ChatOpenAI):
             raise LLMError(f"cannot reach LLM endpoint {url}: {e}") from None
 
 
-def _with_call_ids(result: ChatResult) -> ChatResult:
+def _unique_ids(message: AIMessage) -> AIMessage:
     """Give every tool call a unique id, as the wrapper does: some servers send none, or the same twice."""
-    for generation in result.generations:
-        message = getattr(generation, "message", None)
-        if isinstance(message, AIMessage):
-            seen: set[str] = set()
-            for call in [*message.tool_calls, *message.invalid_tool_calls]:
-                if not call["id"] or call["id"] in seen:
-                    call["id"] = new_call_id()
-                seen.add(call["id"] or "")
-    return result
+    seen: set[str] = set()
+    for call in [*message.tool_calls, *message.invalid_tool_calls]:
+        if not call["id"] or call["id"] in seen:
+            call["id"] = new_call_id()
+        seen.add(call["id"] or "")
+    return message
+
+
+def _not_run(message: AIMessage) -> None:
+    error = "the reply was cut off inside the arguments (length limit or a broken stream); not run"
+    message.invalid_tool_calls += [
+        invalid_tool_call(name=c["name"], args=str(c["args"]), id=c["id"], error=error)
+        for c in message.tool_calls
+    ]
+    message.tool_calls = []

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     permissions_file: Path = Field(Path("permissions.json"), validation_alias="PERMISSIONS_FILE")
     """JSON `{"default": [...], "users": {"<user>": [...]}}`; no file: every user may add and delete."""
 
+    llm_stream: bool = Field(True, validation_alias="LLM_STREAM")
+    """Stream answers token by token (LLM_STREAM=0 turns it off)."""
+
     llm_timeout: float = Field(120.0, validation_alias="LLM_TIMEOUT")
     """Seconds one LLM request may take, retries included."""
 

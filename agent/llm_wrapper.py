@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import requests
@@ -23,7 +22,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, ValidationError
 
 from agent.config import is_loopback
-from agent.retry import RETRY_STATUSES, retry_delay
+from agent.endpoint import json_body, post
+from agent.streaming import INCOMPLETE, StreamAssembler, sse_events
 from agent.types import ApiFunctionCall, ApiResponse, ApiToolCall, LLMError
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
@@ -74,7 +74,7 @@ def parse_response(body: dict[str, Any]) -> AIMessage:
     raw_calls = list(choice.message.tool_calls or [])
     if not raw_calls and "<tool_call>" in content:
         content, raw_calls = _tagged_calls(content)
-    calls, invalid = _split_calls(raw_calls, truncated=choice.finish_reason == "length")
+    calls, invalid = _split_calls(raw_calls, cut_off=choice.finish_reason in ("length", INCOMPLETE))
     message = AIMessage(
         content=content,
         tool_calls=calls,
@@ -91,7 +91,7 @@ def parse_response(body: dict[str, Any]) -> AIMessage:
     return message
 
 
-def _split_calls(raw_calls: list[ApiToolCall], truncated: bool) -> tuple[list[Any], list[Any]]:
+def _split_calls(raw_calls: list[ApiToolCall], cut_off: bool) -> tuple[list[Any], list[Any]]:
     """Good calls and unusable ones; every call gets a unique id, generated once, here, when missing."""
     calls, invalid, seen = [], [], set()
     for raw in raw_calls:
@@ -99,8 +99,8 @@ def _split_calls(raw_calls: list[ApiToolCall], truncated: bool) -> tuple[list[An
         seen.add(call_id)
         name, arguments = _as_name(raw.function.name), raw.function.arguments
         args, error = _parse_arguments(arguments)
-        if error and truncated:
-            error = "the reply was cut off (finish_reason=length) inside the arguments; the call was not run"
+        if error and cut_off:
+            error = "the reply was cut off inside the arguments (length limit or a broken stream); not run"
         if error:
             raw_text = arguments if isinstance(arguments, str) else json.dumps(arguments)
             invalid.append(invalid_tool_call(name=name, args=raw_text, id=call_id, error=error))
@@ -177,52 +177,68 @@ class CustomLLMWrapper(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         timeout = min(kwargs.pop("timeout", None) or self.timeout, self.timeout)
-        body: dict[str, Any] = {"messages": [message_to_dict(m) for m in messages], **kwargs}
-        if self.model:
-            body["model"] = self.model
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
-        if stop:
-            body["stop"] = stop
+        resp = post(
+            self._session,
+            self._url(),
+            self._body(messages, stop, kwargs),
+            self._headers(),
+            timeout,
+            self.max_retries,
+        )
+        return ChatResult(generations=[ChatGeneration(message=parse_response(json_body(resp)))])
+
+    def stream_chat(
+        self, messages: list[BaseMessage], on_text: Callable[[str], None], **kwargs: Any
+    ) -> AIMessage:
+        """Like invoke, with `stream: true`: `on_text` gets the answer's text as it arrives."""
+        timeout = min(kwargs.pop("timeout", None) or self.timeout, self.timeout)
+        body = {
+            **self._body(messages, None, kwargs),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        resp = post(self._session, self._url(), body, self._headers(), timeout, self.max_retries, stream=True)
+        if not resp.headers.get("content-type", "").startswith("text/event-stream"):
+            return parse_response(json_body(resp))  # a server that ignores `stream`
+        assembler = StreamAssembler()
+        try:
+            for event in sse_events(resp.iter_lines(decode_unicode=True)):
+                text = assembler.add(event)
+                if text:
+                    on_text(text)
+        except requests.RequestException as e:  # cut off mid-stream: what arrived is marked incomplete
+            assembler.finish_reason = None
+            if not assembler.text:
+                raise LLMError(
+                    f"LLM endpoint {self._url()} broke off its answer: {type(e).__name__}"
+                ) from None
+        finally:
+            resp.close()
+        return parse_response(assembler.body())
+
+    def _url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _body(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        optional = {
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "stop": stop,
+        }
+        body = {
+            "messages": [message_to_dict(m) for m in messages],
+            **{k: v for k, v in optional.items() if v},
+        }
+        body.update(kwargs)
         if not body.get("tools"):
             body.pop("tools", None)
             body.pop("tool_choice", None)
-        return ChatResult(generations=[ChatGeneration(message=parse_response(self._post(body, timeout)))])
-
-    def _post(self, body: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """POST to /chat/completions; retry 429/503 within `timeout`; raise LLMError with one clear line."""
-        url = self.base_url.rstrip("/") + "/chat/completions"
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        give_up_at = time.monotonic() + timeout
-        for attempt in range(self.max_retries + 1):
-            resp = self._send(url, body, headers, give_up_at)
-            if resp.status_code not in RETRY_STATUSES or attempt == self.max_retries:
-                break
-            wait = retry_delay(attempt, resp.headers)
-            if time.monotonic() + wait >= give_up_at:
-                break
-            time.sleep(wait)
-        if resp.status_code >= 400:
-            raise LLMError(f"LLM endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
-        try:
-            data = resp.json()
-        except ValueError:
-            raise LLMError(
-                f"LLM endpoint {url} answered something that is not JSON: {resp.text[:200]}"
-            ) from None
-        if not isinstance(data, dict):
-            raise LLMError(f"LLM endpoint {url} answered JSON that is not a JSON object: {resp.text[:200]}")
-        return data
-
-    def _send(self, url: str, body: dict[str, Any], headers: dict[str, str], give_up_at: float) -> Any:
-        left = max(0.1, give_up_at - time.monotonic())
-        try:
-            return self._session.post(url, json=body, headers=headers, timeout=(min(5.0, left), left))
-        except requests.Timeout:
-            raise LLMError(f"LLM endpoint {url} did not answer within {left:.3g}s") from None
-        except requests.ConnectionError as e:
-            raise LLMError(f"cannot reach LLM endpoint {url}: {type(e).__name__}") from None
+        return body
 
     parse_response = staticmethod(parse_response)

@@ -109,6 +109,8 @@ class ToolRegistry:
                 {},
             )
         args, problem = _parse(name, tool_call.get("args"))
+        if problem and tool_call.get("error"):  # an InvalidToolCall: the parser knows best what went wrong
+            problem = f"arguments of {name!r}: {tool_call['error']}"
         args, overridden = inject_identity(args, tool.injected, ctx)
         extra = {"overridden_by_host": overridden} if overridden else {}
         problem = problem or self._schema_problem(name, args)

@@ -21,6 +21,34 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    events: list[dict] | None = None  # sent as server-sent events (a streamed answer) when set
+    done: bool = True  # end the stream with `data: [DONE]`
+
+
+def chunks(body: dict, pieces: int = 3) -> list[dict]:
+    """A completion body as stream chunks: the text in a few deltas, each tool call's name and
+    arguments in separate deltas, the finish reason and usage last."""
+    message, choice = body["choices"][0]["message"], body["choices"][0]
+    base = {"id": body["id"], "object": "chat.completion.chunk", "created": 1, "model": body["model"]}
+    out, text = [], message.get("content") or ""
+    step = max(1, len(text) // pieces)
+    for i in range(0, len(text), step):
+        out.append({**base, "choices": [{"index": 0, "delta": {"content": text[i : i + step]}}]})
+    for index, tc in enumerate(message.get("tool_calls") or []):
+        name = tc["function"]["name"]
+        head = {"index": index, "id": tc["id"], "type": "function", "function": {"name": name}}
+        args = tc["function"]["arguments"]
+        out.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
+        for i in range(0, len(args), 7):
+            part = {"index": index, "function": {"arguments": args[i : i + 7]}}
+            out.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": [part]}}]})
+    out.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+    out.append({**base, "choices": [], "usage": body["usage"]})
+    return out
+
+
+def streamed(body: dict, **kwargs: Any) -> Reply:
+    return Reply(body, events=chunks(body), **kwargs)
 
 
 def completion(message: dict[str, Any], finish_reason: str = "stop", usage: dict | None = None) -> dict:
@@ -94,6 +122,8 @@ class FakeLLM:
                 fake.headers.append(dict(self.headers))
                 reply = fake._next(json.loads(raw))
                 time.sleep(reply.delay)
+                if reply.events is not None:
+                    return self._stream(reply)
                 payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
                 try:
                     self.send_response(reply.status)
@@ -104,6 +134,16 @@ class FakeLLM:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def _stream(self, reply: Reply) -> None:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                lines = [f"data: {json.dumps(e, ensure_ascii=False)}\n\n" for e in reply.events or []]
+                for line in lines + (["data: [DONE]\n\n"] if reply.done else []):
+                    self.wfile.write(line.encode())
+                    self.wfile.flush()
+                    time.sleep(0.01)
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -103,7 +103,7 @@ def test_truncated_call_is_not_run_and_says_why():
     body["choices"][0]["finish_reason"] = "length"
     message = parse_response(body)
     assert message.tool_calls == []
-    assert "cut off (finish_reason=length)" in message.invalid_tool_calls[0]["error"]
+    assert "cut off inside the arguments" in message.invalid_tool_calls[0]["error"]
 
 
 def test_no_choices_is_an_endpoint_error():

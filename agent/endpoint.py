@@ -1,0 +1,98 @@
+"""One POST to an OpenAI-compatible endpoint: 429/503 retried with exponential backoff and jitter
+(honouring Retry-After and retry-after-ms), never past the deadline; every failure one clear LLMError."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import requests
+
+from agent.types import LLMError
+
+RETRY_STATUSES = frozenset({429, 503})
+
+
+def retry_delay(attempt: int, headers: Mapping[str, str], base: float = 0.5, cap: float = 20.0) -> float:
+    """Seconds to wait before retry number `attempt` (0-based): the server's hint, else backoff + jitter."""
+    hinted = server_hint(headers)
+    if hinted is not None:
+        return hinted
+    return min(cap, base * 2**attempt) * random.uniform(0.5, 1.0)
+
+
+def server_hint(headers: Mapping[str, str]) -> float | None:
+    """The wait a server asked for: `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    after = headers.get("retry-after")
+    if not after:
+        return None
+    try:
+        return max(0.0, float(after))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(after).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def post(
+    session: requests.Session,
+    url: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    timeout: float,
+    max_retries: int,
+    stream: bool = False,
+) -> requests.Response:
+    """The endpoint's successful response (its body still unread when `stream`)."""
+    give_up_at = time.monotonic() + timeout
+    for attempt in range(max_retries + 1):
+        resp = _send(session, url, body, headers, give_up_at, stream)
+        if resp.status_code not in RETRY_STATUSES or attempt == max_retries:
+            break
+        wait = retry_delay(attempt, resp.headers)
+        if time.monotonic() + wait >= give_up_at:
+            break
+        time.sleep(wait)
+    if resp.status_code >= 400:
+        raise LLMError(f"LLM endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
+    return resp
+
+
+def json_body(resp: requests.Response) -> dict[str, Any]:
+    try:
+        data = resp.json()
+    except ValueError:
+        raise LLMError(
+            f"LLM endpoint {resp.url} answered something that is not JSON: {resp.text[:200]}"
+        ) from None
+    if not isinstance(data, dict):
+        raise LLMError(f"LLM endpoint {resp.url} answered JSON that is not a JSON object: {resp.text[:200]}")
+    return data
+
+
+def _send(
+    session: requests.Session,
+    url: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    give_up_at: float,
+    stream: bool,
+) -> requests.Response:
+    left = max(0.1, give_up_at - time.monotonic())
+    try:
+        return session.post(url, json=body, headers=headers, timeout=(min(5.0, left), left), stream=stream)
+    except requests.Timeout:
+        raise LLMError(f"LLM endpoint {url} did not answer within {left:.3g}s") from None
+    except requests.ConnectionError as e:
+        raise LLMError(f"cannot reach LLM endpoint {url}: {type(e).__name__}") from None
