@@ -12,7 +12,7 @@ import json
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
@@ -20,6 +20,7 @@ from agent.agent import ChatAgent
 from agent.audit import AuditLog
 from agent.commands import Session, handle_command
 from agent.config import Settings, bypass_proxy_for_loopback, load_permissions
+from agent.console import PlainConsole
 from agent.llm_provider import make_llm
 from agent.tool_selection import ToolSelector
 from agent.tools import ToolRegistry
@@ -37,6 +38,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Chat with a tool-calling agent.")
     parser.add_argument("-m", "--message", help="run one turn with this text, print the answer, exit")
     parser.add_argument("--yes", action="store_true", help="approve confirmations in -m mode")
+    parser.add_argument("--session", metavar="NAME", help="save the conversation under NAME and resume it")
+    parser.add_argument(
+        "--lang", choices=["zh", "en"], help="language of the chat's messages (default: LANG)"
+    )
     return parser.parse_args(argv)
 
 
@@ -59,14 +64,15 @@ def chat_model(settings: Settings, stack: ExitStack) -> BaseChatModel:
     return make_llm(settings, server.base_url, temperature=0, max_tokens=256)
 
 
-def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace, trace: TextIO) -> Session:
+def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace) -> Session:
     from devicedb.server import models_url  # FastAPI and uvicorn load only here
     from tools import DEVICE_SYSTEM_PROMPT, default_tools
 
+    ui = make_console(args, settings)
     llm = chat_model(settings, stack)
-    ask = asker(args, trace)
     registry = ToolRegistry(
-        confirm=lambda name, arguments: ask(f"{name}({_json(arguments)})"), audit=AuditLog(settings.audit_log)
+        confirm=lambda name, arguments: ui.ask(f"{name}({_json(arguments)})"),
+        audit=AuditLog(settings.audit_log),
     )
     url = models_url(settings.add_model_url, settings.device_db, stack)
     # the embedded 135M demo model is not offered tools that need confirmation, such as deleting
@@ -78,10 +84,39 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
         user_id=settings.agent_user,
         permissions=load_permissions(settings.permissions_file, settings.agent_user),
         system_prompt=DEVICE_SYSTEM_PROMPT,
-        on_tool_result=lambda call, result: show_tool_result(trace, call, result),
+        on_tool_result=ui.on_tool,
+        on_text=ui.on_text if settings.llm_stream else None,
         tool_selector=ToolSelector(),  # past 16 tools, each request carries only the relevant ones
     )
-    return Session(agent, mcp_toolset(settings, registry, stack), ask)
+    session = Session(agent, mcp_toolset(settings, registry, stack), ui, model=describe(settings, llm))
+    if args.session:
+        resume(session, args.session, settings.audit_log.parent / "sessions.db")
+    return session
+
+
+def make_console(args: argparse.Namespace, settings: Settings) -> Any:
+    """rich + prompt_toolkit on a terminal; plain lines for pipes and -m (tool traces on stderr then)."""
+    if args.message is None and sys.stdin.isatty() and sys.stdout.isatty():
+        from agent.console import RichConsole, language
+
+        return RichConsole(language(args.lang), settings.audit_log.parent / "history.txt")
+    return PlainConsole(sys.stderr if args.message else sys.stdout, yes=args.yes)
+
+
+def resume(session: Session, name: str, path: Path) -> None:
+    from agent.sessions import SessionStore
+
+    session.store, session.name = SessionStore(path), name
+    for message in session.store.load(name):
+        session.agent.memory.add(message)
+
+
+def describe(settings: Settings, llm: BaseChatModel) -> str:
+    where = getattr(llm, "base_url", None) or getattr(llm, "openai_api_base", "")
+    return (
+        f"{settings.llm_model or getattr(llm, 'model_name', '') or '(server default)'} at {where} "
+        f"[{settings.llm_backend}]"
+    )
 
 
 def mcp_toolset(settings: Settings, registry: ToolRegistry, stack: ExitStack) -> Any:
@@ -95,54 +130,20 @@ def mcp_toolset(settings: Settings, registry: ToolRegistry, stack: ExitStack) ->
     return stack.enter_context(McpToolset(load_servers(path), registry, settings.audit_log.parent, report))
 
 
-def asker(args: argparse.Namespace, out: TextIO) -> Any:
-    """y/N on a terminal; with -m or piped input only --yes approves, and says so."""
-    interactive = args.message is None and sys.stdin.isatty()
-
-    def ask(what: str) -> bool:
-        if interactive:
-            try:
-                return input(f"  ⚠ 确认 {what}？Allow? [y/N] ").strip().lower() in ("y", "yes")
-            except (EOFError, KeyboardInterrupt):
-                return False
-        print(
-            f"  ⚠ {what}: {'approved by --yes' if args.yes else 'refused (needs confirmation; use --yes)'}",
-            file=out,
-            flush=True,
-        )
-        return bool(args.yes)
-
-    return ask
-
-
-def show_tool_result(out: TextIO, call: dict[str, Any], result: str) -> None:
-    args = call["args"] if isinstance(call["args"], str) else _json(call["args"])
-    print(f"  → 调用工具 {call['name']}({args})", file=out)
-    print(f"  ← {result[:300]}", file=out, flush=True)
-
-
-def chat(session: Session, interactive: bool) -> int:
-    if interactive:
-        print("🤖 Chat Agent (Tool Use Enabled) — /help, /tools, /clear, /exit")
+def chat(session: Session) -> int:
+    if not isinstance(session.ui, PlainConsole):
+        session.ui.say(session.ui.words["banner"])
     while True:
         try:
-            line = input("You: " if interactive else "").strip()
-        except (EOFError, KeyboardInterrupt):
+            line = session.ui.read().strip()
+        except KeyboardInterrupt:
+            continue  # Ctrl-C at the prompt clears the line
+        except EOFError:
             return 0
         if line == "/exit":
             return 0
         if line and not handle_command(session, line):
-            turn(session, line)
-
-
-def turn(session: Session, text: str) -> None:
-    session.sync_mcp()
-    try:
-        print(f"Agent: {session.agent.send_message(text)}", flush=True)
-    except AgentError as e:
-        print(f"error: {e}", flush=True)
-    except KeyboardInterrupt:
-        print("(cancelled)", flush=True)  # the next request repairs the history
+            session.turn(line)
 
 
 def _json(value: Any) -> str:
@@ -152,12 +153,11 @@ def _json(value: Any) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     bypass_proxy_for_loopback()
-    trace = sys.stderr if args.message else sys.stdout
     try:
         with ExitStack() as stack:
-            session = build_session(Settings(), stack, args, trace)
+            session = build_session(Settings(), stack, args)
             if args.message is None:
-                return chat(session, interactive=sys.stdin.isatty())
+                return chat(session)
             session.sync_mcp()
             print(session.agent.send_message(args.message))
             return 0

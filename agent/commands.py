@@ -1,17 +1,24 @@
-"""The chat's slash commands: /help, /tools, /clear, and MCP's /mcp, /resources, /read, /prompts, /prompt."""
+"""The chat's Session (one turn: MCP sync, the agent, the screen, saving) and its slash commands:
+/help, /tools, /clear, /history, /audit, /model, and MCP's /mcp, /resources, /read, /prompts, /prompt."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from agent.agent import ChatAgent
+from agent.console import safe
+from agent.sessions import SessionStore
 from agent.types import AgentError, ToolError
 
 HELP = """  /tools                     工具列表 / list the tools
   /clear                     清空历史 / clear the history
+  /history                   对话历史 / the conversation so far
+  /audit [n]                 最近 n 条审计记录 / the last n audit lines
+  /model                     当前模型 / the model in use
   /mcp                       MCP 服务器 / MCP servers
   /resources                 MCP 资源 / MCP resources
   /read <uri>                读取资源 / read a resource
@@ -24,12 +31,33 @@ HELP = """  /tools                     工具列表 / list the tools
 class Session:
     agent: ChatAgent
     mcp: Any  # McpToolset | None
-    ask: Callable[[str], bool]  # the person's y/N
+    ui: Any  # RichConsole | PlainConsole
+    model: str = ""  # what /model shows
+    store: SessionStore | None = None
+    name: str = ""
+
+    def turn(self, text: str) -> None:
+        """One turn, shown as it happens; Ctrl-C cancels it (the next request repairs the history)."""
+        self.sync_mcp()
+        self.ui.begin_turn()
+        try:
+            self.ui.end_turn(self.agent.send_message(text))
+        except AgentError as e:
+            self.ui.end_turn(None, error=str(e))
+        except KeyboardInterrupt:
+            self.ui.end_turn(None)
+        self.save()
 
     def sync_mcp(self) -> None:
         """Before a turn: tools an MCP server announced since the last one wait for the person's approval."""
         if self.mcp is not None:
-            self.mcp.sync(lambda server, names: self.ask(f"MCP server {server!r} offers new tools {names}"))
+            self.mcp.sync(
+                lambda server, names: self.ui.ask(f"MCP server {server!r} offers new tools {names}")
+            )
+
+    def save(self) -> None:
+        if self.store is not None:
+            self.store.save(self.name, self.agent.memory.history())
 
 
 def handle_command(session: Session, line: str) -> bool:
@@ -59,7 +87,28 @@ def _tools(session: Session, rest: str) -> None:
 
 def _clear(session: Session, rest: str) -> None:
     session.agent.memory.clear()
+    session.save()
     print("(history cleared)")
+
+
+def _history(session: Session, rest: str) -> None:
+    for message in session.agent.memory.history():
+        calls = [
+            f"{c['name']}({json.dumps(c['args'], ensure_ascii=False)})"
+            for c in getattr(message, "tool_calls", [])
+        ]
+        text = str(message.content)[:200] or " ".join(calls)
+        print(f"  {message.type:>6}: {safe(text)}")
+
+
+def _audit(session: Session, rest: str) -> None:
+    audit = session.agent.registry.audit
+    for line in audit.tail(int(rest or 10)) if audit else []:
+        print(f"  {line['time']} {line['tool']} {line['decision']} → {safe(str(line['outcome']))[:100]}")
+
+
+def _model(session: Session, rest: str) -> None:
+    print(f"  {session.model}")
 
 
 def _mcp(session: Session, rest: str) -> None:
@@ -95,14 +144,17 @@ def _prompt(session: Session, rest: str) -> None:
         raise ValueError("usage: /prompt <name> key=value ... (with MCP servers configured)")
     arguments = dict(word.split("=", 1) for word in words[1:] if "=" in word)
     text = session.mcp.prompt(words[0], arguments)
-    print(f"(prompt {words[0]})\n{text}")
-    print(f"Agent: {session.agent.send_message(text)}", flush=True)
+    print(f"(prompt {words[0]})\n{safe(text)}")
+    session.turn(text)
 
 
 COMMANDS: dict[str, Callable[[Session, str], None]] = {
     "/help": _help,
     "/tools": _tools,
     "/clear": _clear,
+    "/history": _history,
+    "/audit": _audit,
+    "/model": _model,
     "/mcp": _mcp,
     "/resources": _resources,
     "/read": _read,

@@ -200,6 +200,7 @@ class CustomLLMWrapper(BaseChatModel):
         resp = post(self._session, self._url(), body, self._headers(), timeout, self.max_retries, stream=True)
         if not resp.headers.get("content-type", "").startswith("text/event-stream"):
             return parse_response(json_body(resp))  # a server that ignores `stream`
+        resp.encoding = "utf-8"  # events are UTF-8; without a charset requests would guess Latin-1
         assembler = StreamAssembler()
         try:
             for event in sse_events(resp.iter_lines(decode_unicode=True)):
@@ -226,14 +227,14 @@ class CustomLLMWrapper(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         optional = {
-            "model": self.model,
-            "temperature": self.temperature,
+            "model": self.model or None,
+            "temperature": self.temperature,  # 0 is a value, so compare with None below
             "max_tokens": self.max_tokens,
-            "stop": stop,
+            "stop": stop or None,
         }
         body = {
             "messages": [message_to_dict(m) for m in messages],
-            **{k: v for k, v in optional.items() if v},
+            **{k: v for k, v in optional.items() if v is not None},
         }
         body.update(kwargs)
         if not body.get("tools"):

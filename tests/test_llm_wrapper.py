@@ -215,3 +215,10 @@ def test_odd_names_and_ids_never_raise():
     body = tool_calls({"id": 7, "type": "function", "function": {"name": ["x"], "arguments": "{}"}})
     [odd] = parse_response(body).tool_calls
     assert (odd["id"], odd["name"]) == ("7", '["x"]')
+
+
+def test_zero_temperature_and_token_limit_are_sent(fake_llm):
+    fake_llm.add(text("ok"))
+    CustomLLMWrapper(base_url=fake_llm.url, temperature=0, max_tokens=256).invoke([HumanMessage("x")])
+    assert (fake_llm.requests[0]["temperature"], fake_llm.requests[0]["max_tokens"]) == (0, 256)
+    assert "model" not in fake_llm.requests[0] and "stop" not in fake_llm.requests[0]

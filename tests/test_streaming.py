@@ -96,9 +96,9 @@ def streaming_agent(request, fake_llm):
 
 def test_text_streams_in_pieces(streaming_agent, fake_llm):
     agent, pieces = streaming_agent
-    fake_llm.add(streamed(text("Hello there, how are you today?")))
-    assert agent.send_message("hi") == "Hello there, how are you today?"
-    assert len(pieces) >= 3 and "".join(pieces) == "Hello there, how are you today?"
+    fake_llm.add(streamed(text("Hello there, 你好, how are you today?")))
+    assert agent.send_message("hi") == "Hello there, 你好, how are you today?"
+    assert len(pieces) >= 3 and "".join(pieces) == "Hello there, 你好, how are you today?"
     assert fake_llm.requests[0]["stream"] is True
 
 

@@ -29,7 +29,6 @@ class AddModelTool(DeviceServiceTool):
         "properties": {
             "model": {
                 "type": "string",
-                "minLength": 3,
                 "maxLength": 30,
                 "description": "机型代码，例如 CPH2223（去除后缀如 IN、CN 等）",
             },

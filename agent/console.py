@@ -1,0 +1,166 @@
+"""The terminal face of the chat: rich panels for tool calls, a spinner, streamed Markdown answers,
+prompt_toolkit input with history — and nothing from a model or a tool printed unsanitized.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.text import Text
+
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f\x9b]"
+)
+
+MESSAGES = {
+    "zh": {
+        "banner": "🤖 Chat Agent（支持工具调用）— /help 查看命令，Ctrl-D 退出",
+        "you": "你",
+        "agent": "Agent",
+        "thinking": "思考中…",
+        "cancelled": "（已取消本轮）",
+        "allow": "允许吗",
+        "ok": "成功",
+        "failed": "失败",
+    },
+    "en": {
+        "banner": "🤖 Chat Agent (Tool Use Enabled) — /help for commands, Ctrl-D to leave",
+        "you": "You",
+        "agent": "Agent",
+        "thinking": "thinking…",
+        "cancelled": "(turn cancelled)",
+        "allow": "Allow",
+        "ok": "ok",
+        "failed": "failed",
+    },
+}
+
+
+def safe(text: str) -> str:
+    """Text with terminal escape sequences and control characters removed (newlines and tabs kept)."""
+    return _ESCAPES.sub("", text)
+
+
+def language(flag: str | None) -> str:
+    """--lang if given, else LANG: zh for a Chinese locale, en otherwise."""
+    chosen = flag or os.environ.get("LC_ALL") or os.environ.get("LANG") or "zh"
+    return "en" if chosen.lower().startswith("en") else "zh"
+
+
+class RichConsole:
+    """One interactive terminal session; `turn()` is the context of one agent turn."""
+
+    def __init__(self, lang: str, history_file: Path) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        self.words = MESSAGES[lang]
+        self.console = Console(highlight=False)
+        self._prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
+        self._live: Live | None = None
+        self._status: Any = None
+        self._streamed = ""
+
+    def read(self) -> str:
+        """The next line typed; Ctrl-C clears the line (KeyboardInterrupt), Ctrl-D ends (EOFError)."""
+        return self._prompt.prompt(f"{self.words['you']}: ")
+
+    def say(self, text: str) -> None:
+        self.console.print(Text(safe(text)))
+
+    def ask(self, what: str) -> bool:
+        self._stop()
+        answer = self._prompt.prompt(f"  ⚠ {safe(what)} — {self.words['allow']}? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    def begin_turn(self) -> None:
+        self._streamed = ""
+        self._status = self.console.status(self.words["thinking"])
+        self._status.start()
+
+    def on_text(self, piece: str) -> None:
+        if self._live is None:
+            self._stop()
+            self._live = Live(console=self.console, refresh_per_second=12)
+            self._live.start()
+        self._streamed += safe(piece)
+        self._live.update(Markdown(self._streamed))
+
+    def on_tool(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
+        self._stop()
+        body = json.loads(envelope)
+        status = f"[green]✓ {self.words['ok']}[/]" if body["ok"] else f"[red]✗ {self.words['failed']}[/]"
+        args = call["args"] if isinstance(call["args"], str) else json.dumps(call["args"], ensure_ascii=False)
+        preview = json.dumps(body.get("data", body.get("error")), ensure_ascii=False)
+        text = Text(f"{safe(args)}\n")
+        text.append_text(Text.from_markup(f"{status}  {seconds * 1000:.0f} ms\n"))
+        text.append(safe(preview[:300]) + ("…" if len(preview) > 300 else ""), style="dim")
+        self.console.print(
+            Panel(text, title=f"🔧 {safe(call['name'] or '?')}", title_align="left", expand=False)
+        )
+        self.begin_turn()
+
+    def end_turn(self, answer: str | None, error: str | None = None) -> None:
+        streamed = self._live is not None
+        self._stop()
+        if error:
+            self.console.print(Text(f"error: {safe(error)}", style="red"))
+        elif answer is None:
+            self.console.print(Text(self.words["cancelled"], style="yellow"))
+        elif not streamed:
+            self.console.print(Markdown(safe(answer)))
+
+    def _stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+
+class PlainConsole:
+    """Pipes and `-m`: plain lines, no colours; confirmations only with --yes."""
+
+    words = MESSAGES["en"]
+
+    def __init__(self, out: Any, yes: bool) -> None:
+        self.out, self.yes = out, yes
+
+    def read(self) -> str:
+        return input("")
+
+    def say(self, text: str) -> None:
+        print(safe(text), file=self.out, flush=True)
+
+    def ask(self, what: str) -> bool:
+        verdict = "approved by --yes" if self.yes else "refused (needs confirmation; use --yes)"
+        self.say(f"  ⚠ {what}: {verdict}")
+        return self.yes
+
+    def begin_turn(self) -> None:
+        pass
+
+    on_text = None  # answers are printed whole
+
+    def on_tool(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
+        args = call["args"] if isinstance(call["args"], str) else json.dumps(call["args"], ensure_ascii=False)
+        self.say(f"  → 调用工具 {call['name']}({args})")
+        self.say(f"  ← {envelope[:300]}")
+
+    def end_turn(self, answer: str | None, error: str | None = None) -> None:
+        if error:
+            print(f"error: {safe(error)}", flush=True)
+        elif answer is None:
+            print(self.words["cancelled"], flush=True)
+        else:
+            print(f"Agent: {safe(answer)}", flush=True)
