@@ -85,7 +85,8 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
         permissions=load_permissions(settings.permissions_file, settings.agent_user),
         system_prompt=DEVICE_SYSTEM_PROMPT,
         on_tool_result=ui.on_tool,
-        on_text=ui.on_text if settings.llm_stream else None,
+        # llama-cpp-python cannot stream when tools are offered: the embedded model answers whole
+        on_text=ui.on_text if settings.llm_stream and not uses_local_model(settings) else None,
         tool_selector=ToolSelector(),  # past 16 tools, each request carries only the relevant ones
     )
     session = Session(agent, mcp_toolset(settings, registry, stack), ui, model=describe(settings, llm))

@@ -201,9 +201,10 @@ class CustomLLMWrapper(BaseChatModel):
         if not resp.headers.get("content-type", "").startswith("text/event-stream"):
             return parse_response(json_body(resp))  # a server that ignores `stream`
         resp.encoding = "utf-8"  # events are UTF-8; without a charset requests would guess Latin-1
-        assembler = StreamAssembler()
+        assembler, events = StreamAssembler(), 0
         try:
             for event in sse_events(resp.iter_lines(decode_unicode=True)):
+                events += 1
                 text = assembler.add(event)
                 if text:
                     on_text(text)
@@ -215,6 +216,11 @@ class CustomLLMWrapper(BaseChatModel):
                 ) from None
         finally:
             resp.close()
+        if events == 0:  # accepted `stream` but sent nothing (llama-cpp-python with tools): ask plainly
+            plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+            return parse_response(
+                json_body(post(self._session, self._url(), plain, self._headers(), timeout, 0))
+            )
         return parse_response(assembler.body())
 
     def _url(self) -> str:

@@ -43,3 +43,15 @@ def test_readme_names_only_tests_that_exist():
     assert len(referenced) >= 15
     for file, name in referenced:
         assert f"def {name}(" in (ROOT / "tests" / file).read_text(encoding="utf-8"), f"{file}::{name}"
+
+
+def test_readme_layout_names_every_module():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    modules = [
+        p
+        for folder in ("agent", "tools")
+        for p in sorted((ROOT / folder).glob("*.py"))
+        if p.stem != "__init__"
+    ]
+    missing = [f"{p.parent.name}/{p.name}" for p in modules if f"{p.parent.name}/{p.name}" not in text]
+    assert missing == []

@@ -126,3 +126,11 @@ def test_a_server_that_ignores_stream_still_works(fake_llm):
     fake_llm.add(text("plain JSON"))
     assert agent.send_message("hi") == "plain JSON"
     assert json.dumps(fake_llm.requests[0]).count('"stream": true') == 1
+
+
+def test_an_empty_stream_falls_back_to_a_plain_request(fake_llm):
+    pieces: list[str] = []
+    agent = ChatAgent(make_llm(Settings(), fake_llm.url), ToolRegistry(), on_text=pieces.append)
+    fake_llm.add(Reply({}, events=[]), text("asked plainly"))
+    assert agent.send_message("hi") == "asked plainly"
+    assert [r.get("stream") for r in fake_llm.requests] == [True, None]
