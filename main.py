@@ -20,7 +20,7 @@ from agent.agent import ChatAgent
 from agent.audit import AuditLog
 from agent.commands import Session, handle_command
 from agent.config import Settings, bypass_proxy_for_loopback, load_permissions
-from agent.console import PlainConsole
+from agent.console import PlainConsole, safe
 from agent.llm_provider import make_llm
 from agent.tool_selection import ToolSelector
 from agent.tools import ToolRegistry
@@ -114,6 +114,8 @@ def resume(session: Session, name: str, path: Path) -> None:
 
 def describe(settings: Settings, llm: BaseChatModel) -> str:
     where = getattr(llm, "base_url", None) or getattr(llm, "openai_api_base", "")
+    if uses_local_model(settings):
+        return f"SmolLM2-135M-Instruct, the embedded demo model, at {where}"
     return (
         f"{settings.llm_model or getattr(llm, 'model_name', '') or '(server default)'} at {where} "
         f"[{settings.llm_backend}]"
@@ -160,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.message is None:
                 return chat(session)
             session.sync_mcp()
-            print(session.agent.send_message(args.message))
+            answer = session.agent.send_message(args.message)
+            session.save()
+            print(safe(answer))
             return 0
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -38,15 +38,17 @@ class Session:
 
     def turn(self, text: str) -> None:
         """One turn, shown as it happens; Ctrl-C cancels it (the next request repairs the history)."""
-        self.sync_mcp()
         self.ui.begin_turn()
         try:
+            self.sync_mcp()
             self.ui.end_turn(self.agent.send_message(text))
         except AgentError as e:
             self.ui.end_turn(None, error=str(e))
         except KeyboardInterrupt:
             self.ui.end_turn(None)
-        self.save()
+        finally:
+            self.ui.end_turn_quietly()  # a bug's traceback must not be drawn under a spinner
+            self.save()
 
     def sync_mcp(self) -> None:
         """Before a turn: tools an MCP server announced since the last one wait for the person's approval."""
@@ -60,6 +62,11 @@ class Session:
             self.store.save(self.name, self.agent.memory.history())
 
 
+def say(text: str) -> None:
+    """Print a line for the person; text from models, tools and servers is sanitized first."""
+    print(safe(text), flush=True)
+
+
 def handle_command(session: Session, line: str) -> bool:
     """Run `line` if it is a command; False means it is a message for the agent."""
     if not line.startswith("/"):
@@ -67,28 +74,30 @@ def handle_command(session: Session, line: str) -> bool:
     name, _, rest = line.partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        print(f"unknown command {name}; /help lists them")
+        say(f"unknown command {name}; /help lists them")
         return True
     try:
         command(session, rest.strip())
     except (ToolError, AgentError, ValueError) as e:
-        print(f"error: {e}")
+        say(f"error: {e}")
+    except KeyboardInterrupt:
+        say("(cancelled)")
     return True
 
 
 def _help(session: Session, rest: str) -> None:
-    print(HELP)
+    say(HELP)
 
 
 def _tools(session: Session, rest: str) -> None:
     for tool in session.agent.registry.langchain_tools():
-        print(f"  {tool['function']['name']}: {tool['function']['description']}")
+        say(f"  {tool['function']['name']}: {tool['function']['description']}")
 
 
 def _clear(session: Session, rest: str) -> None:
     session.agent.memory.clear()
     session.save()
-    print("(history cleared)")
+    say("(history cleared)")
 
 
 def _history(session: Session, rest: str) -> None:
@@ -98,44 +107,44 @@ def _history(session: Session, rest: str) -> None:
             for c in getattr(message, "tool_calls", [])
         ]
         text = str(message.content)[:200] or " ".join(calls)
-        print(f"  {message.type:>6}: {safe(text)}")
+        say(f"  {message.type:>6}: {text}")
 
 
 def _audit(session: Session, rest: str) -> None:
     audit = session.agent.registry.audit
     for line in audit.tail(int(rest or 10)) if audit else []:
-        print(f"  {line['time']} {line['tool']} {line['decision']} → {safe(str(line['outcome']))[:100]}")
+        say(f"  {line['time']} {line['tool']} {line['decision']} → {str(line['outcome'])[:100]}")
 
 
 def _model(session: Session, rest: str) -> None:
-    print(f"  {session.model}")
+    say(f"  {session.model}")
 
 
 def _mcp(session: Session, rest: str) -> None:
     if session.mcp is None:
-        print("  no MCP servers configured (MCP_CONFIG, or mcp_servers.json)")
+        say("  no MCP servers configured (MCP_CONFIG, or mcp_servers.json)")
         return
     for name, connection in session.mcp.connections.items():
         tools = [t.name for t in session.mcp.tools.values() if t.connection is connection]
         trust = "trusted" if connection.config.trusted else "untrusted"
-        print(f"  {name} ({trust}): {', '.join(tools) or 'no tools'}")
+        say(f"  {name} ({trust}): {', '.join(tools) or 'no tools'}")
 
 
 def _resources(session: Session, rest: str) -> None:
     for server, resource in session.mcp.resources() if session.mcp else []:
-        print(f"  [{server}] {resource.uri}  {resource.name}")
+        say(f"  [{server}] {resource.uri}  {resource.name}")
 
 
 def _read(session: Session, rest: str) -> None:
     if session.mcp is None or not rest:
         raise ValueError("usage: /read <uri> (with MCP servers configured)")
-    print(session.mcp.read(rest))
+    say(session.mcp.read(rest))
 
 
 def _prompts(session: Session, rest: str) -> None:
     for server, prompt in session.mcp.prompts() if session.mcp else []:
         arguments = " ".join(f"{a.name}=" for a in prompt.arguments or [])
-        print(f"  [{server}] {prompt.name} {arguments}  {prompt.description or ''}")
+        say(f"  [{server}] {prompt.name} {arguments}  {prompt.description or ''}")
 
 
 def _prompt(session: Session, rest: str) -> None:
@@ -144,7 +153,7 @@ def _prompt(session: Session, rest: str) -> None:
         raise ValueError("usage: /prompt <name> key=value ... (with MCP servers configured)")
     arguments = dict(word.split("=", 1) for word in words[1:] if "=" in word)
     text = session.mcp.prompt(words[0], arguments)
-    print(f"(prompt {words[0]})\n{safe(text)}")
+    say(f"(prompt {words[0]})\n{text}")
     session.turn(text)
 
 

@@ -79,7 +79,10 @@ class RichConsole:
 
     def ask(self, what: str) -> bool:
         self._stop()
-        answer = self._prompt.prompt(f"  ⚠ {safe(what)} — {self.words['allow']}? [y/N] ")
+        try:
+            answer = self._prompt.prompt(f"  ⚠ {safe(what)} — {self.words['allow']}? [y/N] ")
+        except (EOFError, KeyboardInterrupt):
+            return False  # no answer is a no
         return answer.strip().lower() in ("y", "yes")
 
     def begin_turn(self) -> None:
@@ -105,7 +108,7 @@ class RichConsole:
         text.append_text(Text.from_markup(f"{status}  {seconds * 1000:.0f} ms\n"))
         text.append(safe(preview[:300]) + ("…" if len(preview) > 300 else ""), style="dim")
         self.console.print(
-            Panel(text, title=f"🔧 {safe(call['name'] or '?')}", title_align="left", expand=False)
+            Panel(text, title=Text(f"🔧 {safe(call['name'] or '?')}"), title_align="left", expand=False)
         )
         self.begin_turn()
 
@@ -118,6 +121,9 @@ class RichConsole:
             self.console.print(Text(self.words["cancelled"], style="yellow"))
         elif not streamed:
             self.console.print(Markdown(safe(answer)))
+
+    def end_turn_quietly(self) -> None:
+        self._stop()
 
     def _stop(self) -> None:
         if self._status is not None:
@@ -156,6 +162,9 @@ class PlainConsole:
         args = call["args"] if isinstance(call["args"], str) else json.dumps(call["args"], ensure_ascii=False)
         self.say(f"  → 调用工具 {call['name']}({args})")
         self.say(f"  ← {envelope[:300]}")
+
+    def end_turn_quietly(self) -> None:
+        pass
 
     def end_turn(self, answer: str | None, error: str | None = None) -> None:
         if error:

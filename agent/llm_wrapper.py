@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -192,6 +193,7 @@ class CustomLLMWrapper(BaseChatModel):
     ) -> AIMessage:
         """Like invoke, with `stream: true`: `on_text` gets the answer's text as it arrives."""
         timeout = min(kwargs.pop("timeout", None) or self.timeout, self.timeout)
+        give_up_at = time.monotonic() + timeout
         body = {
             **self._body(messages, None, kwargs),
             "stream": True,
@@ -200,28 +202,36 @@ class CustomLLMWrapper(BaseChatModel):
         resp = post(self._session, self._url(), body, self._headers(), timeout, self.max_retries, stream=True)
         if not resp.headers.get("content-type", "").startswith("text/event-stream"):
             return parse_response(json_body(resp))  # a server that ignores `stream`
-        resp.encoding = "utf-8"  # events are UTF-8; without a charset requests would guess Latin-1
-        assembler, events = StreamAssembler(), 0
+        assembler = self._read_stream(resp, on_text, give_up_at)
+        if (
+            assembler.events == 0
+        ):  # accepted `stream` but sent nothing (llama-cpp-python with tools): ask plainly
+            plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+            left = max(0.1, give_up_at - time.monotonic())
+            return parse_response(
+                json_body(post(self._session, self._url(), plain, self._headers(), left, 0))
+            )
+        return parse_response(assembler.body())
+
+    def _read_stream(self, resp: Any, on_text: Callable[[str], None], give_up_at: float) -> StreamAssembler:
+        assembler = StreamAssembler()
         try:
-            for event in sse_events(resp.iter_lines(decode_unicode=True)):
-                events += 1
+            # byte lines, decoded one by one: str.splitlines would also split on U+2028 inside the JSON
+            for event in sse_events(line.decode("utf-8", "replace") for line in resp.iter_lines()):
                 text = assembler.add(event)
                 if text:
                     on_text(text)
+                if time.monotonic() > give_up_at:
+                    raise LLMError(f"LLM endpoint {self._url()} did not finish its answer in time")
         except requests.RequestException as e:  # cut off mid-stream: what arrived is marked incomplete
             assembler.finish_reason = None
-            if not assembler.text:
+            if not assembler.events:
                 raise LLMError(
                     f"LLM endpoint {self._url()} broke off its answer: {type(e).__name__}"
                 ) from None
         finally:
             resp.close()
-        if events == 0:  # accepted `stream` but sent nothing (llama-cpp-python with tools): ask plainly
-            plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-            return parse_response(
-                json_body(post(self._session, self._url(), plain, self._headers(), timeout, 0))
-            )
-        return parse_response(assembler.body())
+        return assembler
 
     def _url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"

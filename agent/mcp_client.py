@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,9 +77,11 @@ class McpConnection:
         self._context: Any = None
         self._client: Client | None = None
         self.tools_changed = False  # set by notifications/tools/list_changed
+        self._lock = threading.Lock()
 
     def request(self, fn: Callable[[Client], Awaitable[T]], timeout: float | None = None) -> T:
-        client = self._client or self._connect()
+        with self._lock:  # parallel tool calls share one connection: start it once
+            client = self._client or self._connect()
         limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
 
         async def bounded() -> T:
@@ -90,10 +93,10 @@ class McpConnection:
         except MCPError as e:
             if e.code not in _BROKEN:
                 raise  # the server answered with an error: the connection is fine
-            self.close()
+            self.close(client)
             raise McpUnavailable(f"MCP server {self.config.name!r} failed: {e}") from None
         except Exception as e:
-            self.close()  # crashed or hung: start it again on next use
+            self.close(client)  # crashed or hung: start it again on next use
             reason = f"no answer within {limit:g}s" if isinstance(e, TimeoutError) else _reason(e)
             raise McpUnavailable(f"MCP server {self.config.name!r} failed: {reason}") from None
 
@@ -131,8 +134,13 @@ class McpConnection:
         )
         return stdio_client(params, errlog=errlog)
 
-    def close(self) -> None:
-        context, self._context, self._client = self._context, None, None
+    def close(self, failed: Client | None = None) -> None:
+        """Close the connection (only if it is still `failed`'s, when given: another thread may have
+        opened a fresh one meanwhile)."""
+        with self._lock:
+            if failed is not None and self._client is not failed:
+                return
+            context, self._context, self._client = self._context, None, None
         if context is not None:
             with contextlib.suppress(Exception):  # a dead server's transport may fail to close: it is gone
                 context.__exit__(None, None, None)

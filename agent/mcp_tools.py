@@ -82,6 +82,8 @@ class McpTool(FunctionTool):
 
     def call(self, ctx: ToolContext, input: str) -> str:
         args = json.loads(input)
+        if ctx.seconds_left(self.connection.config.timeout) <= 0:
+            raise ToolError("the turn's deadline has passed; the tool was not called", retryable=False)
         try:
             result = self.connection.request(
                 lambda c: c.call_tool(self.remote.name, args),
@@ -122,8 +124,12 @@ class McpToolset:
         portal = self._stack.enter_context(start_blocking_portal())
         self._stack.callback(self._close_all)
         self.connections = {s.name: McpConnection(s, portal, self._log_dir) for s in self._servers}
-        with ThreadPoolExecutor(max(1, len(self.connections))) as pool:  # slow servers start side by side
-            listed = list(pool.map(self._list_tools, self.connections.values()))
+        try:
+            with ThreadPoolExecutor(max(1, len(self.connections))) as pool:  # slow servers start side by side
+                listed = list(pool.map(self._list_tools, self.connections.values()))
+        except BaseException:  # Ctrl-C while servers start: stop them and the portal, then go on stopping
+            self._stack.close()
+            raise
         for connection, tools in zip(self.connections.values(), listed, strict=True):
             for tool in tools or []:
                 self._add(McpTool(connection, tool))
@@ -161,7 +167,10 @@ class McpToolset:
             if not connection.tools_changed:
                 continue
             connection.tools_changed = False
-            listed = self._list_tools(connection) or []
+            listed = self._list_tools(connection)
+            if listed is None:  # could not list now: keep what we have, try again before the next turn
+                connection.tools_changed = True
+                continue
             current = {t.name: t for t in self.tools.values() if t.connection is connection}
             fresh = {tool.name: tool for tool in (McpTool(connection, t) for t in listed)}
             for name in current.keys() - fresh.keys():

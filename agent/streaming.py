@@ -14,6 +14,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from agent.types import LLMError
+
 INCOMPLETE = "incomplete"
 
 
@@ -43,17 +45,22 @@ class StreamAssembler:
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
         self.meta: dict[str, Any] = {}
+        self.events = 0
 
     def add(self, chunk: dict[str, Any]) -> str:
-        """Take one chunk; return its new text (maybe empty)."""
-        self.meta.update({k: chunk[k] for k in ("id", "model") if chunk.get(k)})
-        self.usage = chunk.get("usage") or self.usage
+        """Take one chunk; return its new text (maybe empty). Malformed parts are skipped."""
+        self.events += 1
+        if chunk.get("error"):
+            raise LLMError(f"the LLM endpoint reported an error mid-stream: {str(chunk['error'])[:200]}")
+        self.meta.update({k: chunk[k] for k in ("id", "model") if isinstance(chunk.get(k), str)})
+        self.usage = chunk.get("usage") if isinstance(chunk.get("usage"), dict) else self.usage
         new_text = ""
-        for choice in chunk.get("choices") or []:
+        for choice in _dicts(chunk.get("choices")):
             delta = choice.get("delta") or choice.get("message") or {}
+            delta = delta if isinstance(delta, dict) else {}
             if isinstance(delta.get("content"), str):
                 new_text += delta["content"]
-            for piece in delta.get("tool_calls") or []:
+            for piece in _dicts(delta.get("tool_calls")):
                 self._merge(piece)
             self.finish_reason = choice.get("finish_reason") or self.finish_reason
         self.text.append(new_text)
@@ -62,11 +69,12 @@ class StreamAssembler:
     def _merge(self, piece: dict[str, Any]) -> None:
         call = self._target(piece)
         call["id"] = call.get("id") or piece.get("id")
-        function, part = call["function"], piece.get("function") or {}
-        if part.get("name") and not function["name"]:
+        function, part = call["function"], piece.get("function")
+        part = part if isinstance(part, dict) else {}
+        if isinstance(part.get("name"), str) and not function["name"]:
             function["name"] = part["name"]
         arguments = part.get("arguments")
-        if isinstance(arguments, (dict, list)):
+        if arguments is not None and not isinstance(arguments, str):
             arguments = json.dumps(arguments, ensure_ascii=False)
         if arguments and not (_complete_json(function["arguments"]) and arguments == function["arguments"]):
             function["arguments"] += arguments  # a repeat of complete arguments is dropped
@@ -78,7 +86,8 @@ class StreamAssembler:
                 self._by_index[index] = self._new_call()
             return self._by_index[index]
         last = self.calls[-1] if self.calls else None
-        name = (piece.get("function") or {}).get("name")
+        part = piece.get("function")
+        name = part.get("name") if isinstance(part, dict) else None
         starts_new = (
             last is None
             or (piece.get("id") and piece["id"] != last["id"])
@@ -96,6 +105,10 @@ class StreamAssembler:
         message = {"role": "assistant", "content": "".join(self.text), "tool_calls": self.calls or None}
         choice = {"index": 0, "message": message, "finish_reason": self.finish_reason or INCOMPLETE}
         return {**self.meta, "choices": [choice], "usage": self.usage}
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def _complete_json(text: str) -> bool:

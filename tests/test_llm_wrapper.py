@@ -222,3 +222,17 @@ def test_zero_temperature_and_token_limit_are_sent(fake_llm):
     CustomLLMWrapper(base_url=fake_llm.url, temperature=0, max_tokens=256).invoke([HumanMessage("x")])
     assert (fake_llm.requests[0]["temperature"], fake_llm.requests[0]["max_tokens"]) == (0, 256)
     assert "model" not in fake_llm.requests[0] and "stop" not in fake_llm.requests[0]
+
+
+def test_retry_after_as_seconds_http_date_or_milliseconds():
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+
+    from agent.endpoint import retry_delay, server_hint
+
+    in_ten = format_datetime(datetime.now(UTC) + timedelta(seconds=10), usegmt=True)
+    assert 8 <= server_hint({"retry-after": in_ten}) <= 10
+    assert server_hint({"retry-after": "3"}) == 3.0
+    assert server_hint({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert server_hint({"retry-after": "soon"}) is None
+    assert 0.25 <= retry_delay(1, {}) <= 1.0  # no hint: 0.5 * 2**1 with jitter in [0.5, 1]

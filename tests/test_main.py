@@ -134,3 +134,16 @@ def test_a_key_without_an_endpoint_is_refused(tmp_path):
     done = run_main("-m", "hi", cwd=tmp_path, env=clean_env(LLM_API_KEY="sk-something"))
     assert done.returncode == 2
     assert done.stderr.startswith("error: LLM_API_KEY is set but LLM_BASE_URL is not")
+
+
+def test_one_turn_with_a_session_is_saved(fake_llm, tmp_path):
+    from pathlib import Path
+
+    from agent.sessions import SessionStore
+
+    fake_llm.add(text("noted"))
+    env = clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d.db"))
+    done = run_main("-m", "remember CPH2411", "--session", "s1", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    saved = SessionStore(Path(tmp_path / "data" / "sessions.db")).load("s1")
+    assert [(m.type, m.content) for m in saved] == [("human", "remember CPH2411"), ("ai", "noted")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -13,6 +14,7 @@ from agent.llm_provider import make_llm
 from agent.llm_wrapper import parse_response
 from agent.streaming import StreamAssembler, sse_events
 from agent.tools import ToolRegistry
+from agent.types import LLMError
 from tests.fake_llm import Reply, call, chunks, streamed, text, tool_calls
 from tests.test_agent_loop import Add
 
@@ -134,3 +136,37 @@ def test_an_empty_stream_falls_back_to_a_plain_request(fake_llm):
     fake_llm.add(Reply({}, events=[]), text("asked plainly"))
     assert agent.send_message("hi") == "asked plainly"
     assert [r.get("stream") for r in fake_llm.requests] == [True, None]
+
+
+def test_line_separators_inside_the_json_survive(fake_llm):
+    pieces: list[str] = []
+    agent = ChatAgent(make_llm(Settings(), fake_llm.url), ToolRegistry(), on_text=pieces.append)
+    fake_llm.add(streamed(text("line one\u2028line two\u0085end")))
+    assert agent.send_message("hi") == "line one\u2028line two\u0085end"
+
+
+def test_malformed_chunks_are_skipped_and_error_events_reported():
+    assembler = StreamAssembler()
+    for chunk in [
+        {"choices": [None, {"delta": "x"}]},
+        {"choices": [{"delta": {"tool_calls": [None, {"index": 0, "function": "add"}]}}]},
+        {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "add", "arguments": 5}}]}}]},
+        {"choices": "nope"},
+    ]:
+        assembler.add(chunk)
+    assert assembler.body()["choices"][0]["message"]["tool_calls"][0]["function"] == {
+        "name": "add",
+        "arguments": "5",
+    }
+    with pytest.raises(LLMError, match="reported an error mid-stream"):
+        assembler.add({"error": {"message": "overloaded"}})
+
+
+def test_a_trickling_stream_is_cut_at_the_timeout(fake_llm):
+    llm = make_llm(Settings(llm_timeout=1), fake_llm.url)
+    events = [{"id": "s", "model": "m", "choices": [{"index": 0, "delta": {"content": "."}}]}] * 300
+    fake_llm.add(Reply({}, events=events))
+    started = time.monotonic()
+    with pytest.raises(LLMError, match="did not finish its answer in time"):
+        ChatAgent(llm, ToolRegistry(), on_text=lambda piece: None).send_message("hi")
+    assert time.monotonic() - started < 2.5

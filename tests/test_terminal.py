@@ -153,3 +153,12 @@ def test_a_session_is_resumed_with_a_valid_history(fake_llm, tmp_path, children)
     resumed = fake_llm.requests[-1]["messages"]
     assert [m["role"] for m in resumed] == ["system", "user", "assistant", "tool", "assistant", "user"]
     assert resumed[2]["tool_calls"][0]["id"] == resumed[3]["tool_call_id"] == "call_r"
+
+
+def test_a_tool_name_with_markup_is_shown_as_text(fake_llm, tmp_path, children):
+    fake_llm.add(tool_calls(call("x[/bold][link=http://evil]y", {}, "call_m")), text("moving on"))
+    child = spawn(fake_llm, tmp_path)
+    children.append(child)
+    type_line(child, "go")
+    shown = until(child, "moving on")
+    assert "🔧 x[/bold][link=http://evil]y" in shown and "unknown tool" in shown
