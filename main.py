@@ -129,7 +129,9 @@ def mcp_toolset(settings: Settings, registry: ToolRegistry, stack: ExitStack) ->
     from agent.mcp_client import load_servers  # the mcp SDK loads only when MCP is configured
     from agent.mcp_tools import McpToolset
 
-    report = lambda line: print(f"  ! {line}", file=sys.stderr, flush=True)  # noqa: E731
+    def report(line: str) -> None:
+        print(f"  ! {safe(line)}", file=sys.stderr, flush=True)
+
     return stack.enter_context(McpToolset(load_servers(path), registry, settings.audit_log.parent, report))
 
 

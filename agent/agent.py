@@ -7,7 +7,6 @@ goes back as its own `role: "tool"` message carrying the same `tool_call_id` (no
 
 from __future__ import annotations
 
-import getpass
 import time
 import uuid
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from agent.guards import Limits, TurnGuard, untrusted
 from agent.memory import MemoryManager
 from agent.tool_selection import SearchToolsTool, ToolSelector
 from agent.tools import ToolRegistry
-from agent.types import AgentError, LLMError, MaxRoundsError, ToolContext
+from agent.types import AgentError, LLMError, MaxRoundsError, ToolContext, os_user
 
 if TYPE_CHECKING:  # only for the annotation: importing it costs a quarter second
     from langchain_core.language_models import BaseChatModel
@@ -51,7 +50,7 @@ class ChatAgent:
     ) -> None:
         self.llm = llm
         self.registry = registry
-        self.user_id = user_id or getpass.getuser()
+        self.user_id = user_id or os_user()
         self.permissions = permissions
         self.limits = limits
         self.memory = memory or MemoryManager()
@@ -77,7 +76,7 @@ class ChatAgent:
             last_round = round_ == self.limits.max_rounds
             reply = self._ask_model(guard, "none" if last_round else tool_choice)
             calls = [*reply.tool_calls, *reply.invalid_tool_calls]
-            if not calls and not _text(reply).strip() and tool_choice == "auto" and not last_round:
+            if not calls and not reply.text.strip() and tool_choice == "auto" and not last_round:
                 tool_choice = "none"  # an empty reply: ask again, for words this time
                 continue
             if not calls:
@@ -156,12 +155,8 @@ def _latest_user_text(history: list[Any]) -> str:
     return next((str(m.content) for m in reversed(history) if isinstance(m, HumanMessage)), "")
 
 
-def _text(reply: AIMessage) -> str:
-    return reply.content if isinstance(reply.content, str) else reply.text
-
-
 def _final_text(reply: AIMessage) -> str:
-    text = _text(reply)
+    text = reply.text
     if not text.strip():
         raise AgentError("the model answered with neither text nor tool calls")
     return text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 from pathlib import Path
@@ -12,7 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from agent.types import ConfigError
+from agent.types import ConfigError, os_user
 
 
 class Settings(BaseSettings):
@@ -36,7 +35,7 @@ class Settings(BaseSettings):
     device_db: Path = Field(Path("data/devices.db"), validation_alias="DEVICE_DB")
     """SQLite file of the embedded device service."""
 
-    agent_user: str = Field(default_factory=lambda: _os_user(), validation_alias="AGENT_USER")
+    agent_user: str = Field(default_factory=os_user, validation_alias="AGENT_USER")
     """The signed-in user the host injects into tools."""
 
     mcp_config: Path | None = Field(None, validation_alias="MCP_CONFIG")
@@ -79,10 +78,3 @@ def bypass_proxy_for_loopback() -> None:
 def is_loopback(url: str) -> bool:
     """Is this URL on this machine? Such requests skip proxy settings (and their per-request lookups)."""
     return (urlsplit(url).hostname or "") in ("127.0.0.1", "localhost", "::1")
-
-
-def _os_user() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name and no passwd entry (some containers)
-        return "user"

@@ -35,7 +35,7 @@ _TAGGED_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 
 
 def message_to_dict(message: BaseMessage) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": _ROLES.get(message.type, message.type), "content": _text(message)}
+    out: dict[str, Any] = {"role": _ROLES.get(message.type, message.type), "content": message.text}
     if isinstance(message, ToolMessage):
         out["tool_call_id"] = message.tool_call_id
     if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
@@ -52,12 +52,6 @@ def message_to_dict(message: BaseMessage) -> dict[str, Any]:
 
 def _call_to_dict(call_id: str | None, name: str | None, arguments: str | None) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name or "", "arguments": arguments or ""}}
-
-
-def _text(message: BaseMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    return "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in message.content)
 
 
 # --- the raw JSON answer -> AIMessage (a pure function: no I/O, never raises on model output) ----

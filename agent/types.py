@@ -6,6 +6,7 @@ article adds: a structured result every tool returns, and facts the host injects
 
 from __future__ import annotations
 
+import getpass
 import json
 import time
 from dataclasses import dataclass, field, replace
@@ -89,6 +90,14 @@ class ToolContext:
         if self.deadline is None:
             return cap
         return max(0.0, min(cap, self.deadline - time.monotonic()))
+
+
+def os_user() -> str:
+    """The signed-in user of this machine, the host's default identity."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name and no passwd entry (some containers)
+        return "user"
 
 
 # --- errors: one base per package, subclasses that are just a docstring -----------------------

@@ -11,9 +11,8 @@ import json
 from urllib.parse import quote
 
 from agent.types import ToolContext
+from devicedb.schema import DEFAULT_MARKET_NAME
 from tools.device_service import DeviceServiceTool
-
-DEFAULT_MARKET_NAME = "营销名未解密"
 
 
 class AddModelTool(DeviceServiceTool):
