@@ -23,7 +23,7 @@ test: install
 lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy agent
+	$(PY) -m mypy
 
 PEERS := benchmarks/.venv-peers
 

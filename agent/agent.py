@@ -19,7 +19,7 @@ from agent.guards import Limits, TurnGuard, untrusted
 from agent.memory import MemoryManager
 from agent.tool_selection import SearchToolsTool, ToolSelector
 from agent.tools import ToolRegistry
-from agent.types import AgentError, LLMError, MaxRoundsError, ToolContext, os_user
+from agent.types import LLMError, MaxRoundsError, ModelBehaviourError, ToolContext, os_user
 
 if TYPE_CHECKING:  # only for the annotation: importing it costs a quarter second
     from langchain_core.language_models import BaseChatModel
@@ -69,7 +69,11 @@ class ChatAgent:
             self.selector.pinned.clear()
         guard = TurnGuard(self.limits)
         ctx = ToolContext(
-            self.user_id, self.permissions, run_id=uuid.uuid4().hex[:12], deadline=guard.deadline
+            self.user_id,
+            self.permissions,
+            run_id=uuid.uuid4().hex[:12],
+            deadline=guard.deadline,
+            user_text=tuple(m.text for m in self.memory.history() if isinstance(m, HumanMessage)),
         )
         tool_choice = "auto"
         for round_ in range(1, self.limits.max_rounds + 1):
@@ -158,5 +162,5 @@ def _latest_user_text(history: list[Any]) -> str:
 def _final_text(reply: AIMessage) -> str:
     text = reply.text
     if not text.strip():
-        raise AgentError("the model answered with neither text nor tool calls")
+        raise ModelBehaviourError("the model answered with neither text nor tool calls")
     return text

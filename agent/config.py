@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -66,15 +64,3 @@ def load_permissions(path: Path, user: str) -> frozenset[str]:
         return frozenset(config.get("users", {}).get(user, config.get("default", [])))
     except (ValueError, AttributeError, TypeError) as e:
         raise ConfigError(f'{path} must be {{"default": [...], "users": {{"<user>": [...]}}}}: {e}') from None
-
-
-def bypass_proxy_for_loopback() -> None:
-    """Our own servers are on 127.0.0.1: never send those requests through an HTTP proxy."""
-    for name in ("NO_PROXY", "no_proxy"):
-        current = os.environ.get(name, "")
-        os.environ[name] = ",".join(filter(None, [current, "127.0.0.1", "localhost", "::1"]))
-
-
-def is_loopback(url: str) -> bool:
-    """Is this URL on this machine? Such requests skip proxy settings (and their per-request lookups)."""
-    return (urlsplit(url).hostname or "") in ("127.0.0.1", "localhost", "::1")

@@ -1,8 +1,9 @@
 """The rules the host enforces around the model: the engineering article's "boundaries", in one place.
 
-Per call (used by the ToolRegistry): identity injected by the host, permission checks, output capped
-and marked as untrusted data. Per turn (used by ChatAgent, as `TurnGuard`): at most N calls per
-reply, a retry budget per tool, no identical call three times in a row, a deadline, a token budget.
+Per call (used by the ToolRegistry): identity injected by the host, values that must come from the
+user's words, permission checks, output capped and marked as untrusted data. Per turn (used by
+ChatAgent, as `TurnGuard`): at most N calls per reply, a retry budget per tool, no identical call
+three times in a row, a deadline, a token budget.
 """
 
 from __future__ import annotations
@@ -14,17 +15,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from agent.types import AgentError, ToolContext
+from agent.types import DeadlineError, TokenBudgetError, ToolContext
 
 TRUNCATION_MARK = "…[truncated: {n} more characters]"
-
-
-class DeadlineError(AgentError):
-    """The turn ran past its wall-clock deadline."""
-
-
-class TokenBudgetError(AgentError):
-    """The turn used more tokens than its budget."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +48,29 @@ def inject_identity(
     """Overwrite host-injected parameters with the host's values; return the names the model tried to set."""
     attempted = [name for name in injected if name in args]
     return {**args, **{name: getattr(ctx, field) for name, field in injected.items()}}, attempted
+
+
+def grounding_error(args: dict[str, Any], grounded: tuple[str, ...], ctx: ToolContext) -> str | None:
+    """Why a call must not run because a grounded value is not in the user's messages, or None.
+    Compared case-insensitively as a substring, so "CPH2223" is grounded by "cph2223IN"."""
+    if ctx.user_text is None or not grounded:
+        return None
+    said = _folded(" ".join(ctx.user_text))
+    invented = [
+        f"{name}={args[name]!r}"
+        for name in grounded
+        if isinstance(args.get(name), (str, int, float)) and _folded(str(args[name])) not in said
+    ]
+    if not invented:
+        return None
+    return (
+        f"{', '.join(invented)}: not in the user's messages. Use only values the user gave; "
+        "leave optional ones out, or ask the user"
+    )
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def permission_error(permission: str | None, ctx: ToolContext) -> str | None:

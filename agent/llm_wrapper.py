@@ -1,35 +1,30 @@
 """CustomLLMWrapper: a LangChain chat model that speaks raw HTTP to any OpenAI-compatible endpoint.
 
 Mirrors `agent/llm_wrapper.go` of the tutorial: build the request by hand, POST it, and turn the raw
-`tool_calls` of the answer into tool calls (`parse_response`). Every provider quirk is normalized
-here, in one place, so the agent loop only ever sees clean LangChain messages.
+`tool_calls` of the answer into tool calls (`parse_response`). The calls pass through the one
+normalization every backend shares (`agent/llm/tool_calls.py`), so the loop sees clean messages.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
-import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import requests
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.messages.tool import invalid_tool_call, tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, ValidationError
 
-from agent.config import is_loopback
-from agent.endpoint import json_body, post
-from agent.streaming import INCOMPLETE, StreamAssembler, sse_events
-from agent.types import ApiFunctionCall, ApiResponse, ApiToolCall, LLMError
+from agent.llm.streaming import INCOMPLETE, StreamAssembler, sse_events
+from agent.llm.tool_calls import split_calls, tagged_calls
+from agent.llm.transport import json_body, post, session_for
+from agent.types import ApiResponse, LLMError, clamp
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
-_TAGGED_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-
 
 # --- LangChain message -> the JSON the endpoint reads ------------------------------------------
 
@@ -68,8 +63,8 @@ def parse_response(body: dict[str, Any]) -> AIMessage:
     content = choice.message.content or ""
     raw_calls = list(choice.message.tool_calls or [])
     if not raw_calls and "<tool_call>" in content:
-        content, raw_calls = _tagged_calls(content)
-    calls, invalid = _split_calls(raw_calls, cut_off=choice.finish_reason in ("length", INCOMPLETE))
+        content, raw_calls = tagged_calls(content)
+    calls, invalid = split_calls(raw_calls, cut_off=choice.finish_reason in ("length", INCOMPLETE))
     message = AIMessage(
         content=content,
         tool_calls=calls,
@@ -86,61 +81,6 @@ def parse_response(body: dict[str, Any]) -> AIMessage:
     return message
 
 
-def _split_calls(raw_calls: list[ApiToolCall], cut_off: bool) -> tuple[list[Any], list[Any]]:
-    """Good calls and unusable ones; every call gets a unique id, generated once, here, when missing."""
-    calls, invalid, seen = [], [], set()
-    for raw in raw_calls:
-        call_id = str(raw.id) if raw.id and str(raw.id) not in seen else new_call_id()
-        seen.add(call_id)
-        name, arguments = _as_name(raw.function.name), raw.function.arguments
-        args, error = _parse_arguments(arguments)
-        if error and cut_off:
-            error = "the reply was cut off inside the arguments (length limit or a broken stream); not run"
-        if error:
-            raw_text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-            invalid.append(invalid_tool_call(name=name, args=raw_text, id=call_id, error=error))
-        else:
-            calls.append(tool_call(name=name, args=args, id=call_id))
-    return calls, invalid
-
-
-def new_call_id() -> str:
-    return f"call_{uuid.uuid4().hex[:24]}"
-
-
-def _as_name(name: Any) -> str:
-    return name if isinstance(name, str) else json.dumps(name) if name is not None else ""
-
-
-def _parse_arguments(arguments: Any) -> tuple[dict[str, Any], str]:
-    if arguments is None or arguments == "":
-        return {}, ""
-    if isinstance(arguments, dict):
-        return arguments, ""
-    try:
-        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except json.JSONDecodeError as e:
-        return {}, f"arguments are not valid JSON: {e}"
-    if not isinstance(parsed, dict):
-        return {}, f"arguments must be a JSON object, got {type(parsed).__name__}"
-    return parsed, ""
-
-
-def _tagged_calls(content: str) -> tuple[str, list[ApiToolCall]]:
-    """Qwen/Hermes templates may write `<tool_call>{"name": ..., "arguments": ...}</tool_call>` as text."""
-    calls = []
-    for block in _TAGGED_CALL.findall(content):
-        try:
-            data = json.loads(block)
-        except json.JSONDecodeError:
-            data = {"name": "", "arguments": block}
-        if not isinstance(data, dict):
-            data = {"name": "", "arguments": block}
-        function = ApiFunctionCall(name=data.get("name"), arguments=data.get("arguments"))
-        calls.append(ApiToolCall(function=function))
-    return _TAGGED_CALL.sub("", content).strip(), calls
-
-
 class CustomLLMWrapper(BaseChatModel):
     base_url: str
     api_key: str | None = None
@@ -149,10 +89,10 @@ class CustomLLMWrapper(BaseChatModel):
     max_tokens: int | None = None
     timeout: float = 60.0
     max_retries: int = 3
-    _session: requests.Session = PrivateAttr(default_factory=requests.Session)
+    _session: requests.Session = PrivateAttr()
 
     def model_post_init(self, context: Any) -> None:
-        self._session.trust_env = not is_loopback(self.base_url)  # no proxy lookups for a local server
+        self._session = session_for(self.base_url)
 
     @property
     def _llm_type(self) -> str:
@@ -171,7 +111,7 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        timeout = min(kwargs.pop("timeout", None) or self.timeout, self.timeout)
+        timeout = clamp(kwargs.pop("timeout", None), self.timeout)
         resp = post(
             self._session,
             self._url(),
@@ -186,7 +126,7 @@ class CustomLLMWrapper(BaseChatModel):
         self, messages: list[BaseMessage], on_text: Callable[[str], None], **kwargs: Any
     ) -> AIMessage:
         """Like invoke, with `stream: true`: `on_text` gets the answer's text as it arrives."""
-        timeout = min(kwargs.pop("timeout", None) or self.timeout, self.timeout)
+        timeout = clamp(kwargs.pop("timeout", None), self.timeout)
         give_up_at = time.monotonic() + timeout
         body = {
             **self._body(messages, None, kwargs),
@@ -252,4 +192,4 @@ class CustomLLMWrapper(BaseChatModel):
             body.pop("tool_choice", None)
         return body
 
-    parse_response = staticmethod(parse_response)
+    parse_response: ClassVar[Callable[[dict[str, Any]], AIMessage]] = staticmethod(parse_response)

@@ -4,7 +4,8 @@ Mirrors `agent/tools.go` of the tutorial: `FunctionTool` (Name, Description, Par
 `ToolRegistry` (Register, GetLangChainTools, ExecuteToolCall). Unlike the Go code, a mistake of the
 model never becomes an exception here: it comes back as an envelope the model can read and fix.
 Every call passes the same gates, in order: known tool, valid JSON arguments, host-injected identity,
-schema, permission, the person's confirmation; then the tool runs and the attempt is audited.
+schema, grounded values, permission, the person's confirmation; then the tool runs and the attempt
+is audited. Everything about a tool comes from its class: the registry reads, it never asks elsewhere.
 """
 
 from __future__ import annotations
@@ -13,15 +14,17 @@ import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from jsonschema import Draft202012Validator
 
 from agent.audit import AuditLog, redact_text
-from agent.guards import cap_envelope, inject_identity, model_schema, permission_error
+from agent.guards import cap_envelope, grounding_error, inject_identity, model_schema, permission_error
+from agent.llm.tool_calls import parse_arguments
 from agent.types import ToolContext, ToolError, fail, ok
 
 Confirm = Callable[[str, dict[str, Any]], bool]  # (tool name, exact arguments) -> did the person agree?
+Effect = Literal["read", "write", "destructive"]
 
 
 class FunctionTool(ABC):
@@ -31,10 +34,19 @@ class FunctionTool(ABC):
     description: str
     parameters: dict[str, Any]  # JSON Schema of the arguments object
 
-    permission: str | None = None  # the user must hold it (the tutorial's HasPermission)
-    needs_confirmation: bool = False  # ask the person before every run
-    sequential: bool = False  # never run alongside other calls of the same reply
+    # what a run does to the world: "read" only looks; "write" adds; "destructive" removes or
+    # overwrites and is confirmed by the person first. MCP annotations derive from it too.
+    effect: ClassVar[Effect] = "write"
+    idempotent: ClassVar[bool] = False  # the same arguments twice change nothing more than once
+    permission: ClassVar[str | None] = None  # the user must hold it (the tutorial's HasPermission)
+    sequential: ClassVar[bool] = False  # never run alongside other calls of the same reply
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
+    grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the user's words
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """Ask the person before every run."""
+        return self.effect == "destructive"
 
     @abstractmethod
     def call(self, ctx: ToolContext, input: str) -> str:
@@ -70,6 +82,9 @@ class ToolRegistry:
     def get(self, name: str) -> FunctionTool | None:
         return self._tools.get(name)
 
+    def tools(self) -> list[FunctionTool]:
+        return list(self._tools.values())
+
     def langchain_tools(self) -> list[dict[str, Any]]:
         """The tool definitions in OpenAI format, ready for `llm.bind_tools(...)`."""
         return [
@@ -78,11 +93,16 @@ class ToolRegistry:
                 "function": {
                     "name": t.name,
                     "description": t.description,
-                    "parameters": model_schema(t.parameters, t.injected),
+                    "parameters": self.model_schema(t),
                 },
             }
             for t in self._tools.values()
         ]
+
+    @staticmethod
+    def model_schema(tool: FunctionTool) -> dict[str, Any]:
+        """The arguments' schema as the model sees it: without what the host fills in."""
+        return model_schema(tool.parameters, tool.injected)
 
     def execute_tool_call(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> str:
         """Run one LangChain ToolCall (or InvalidToolCall) and return the envelope the model reads."""
@@ -108,14 +128,17 @@ class ToolRegistry:
                 fail(f"unknown tool {name!r}; available tools: {', '.join(self._tools)}", retryable=True),
                 {},
             )
-        args, problem = _parse(name, tool_call.get("args"))
-        if problem and tool_call.get("error"):  # an InvalidToolCall: the parser knows best what went wrong
-            problem = f"arguments of {name!r}: {tool_call['error']}"
+        args, problem = parse_arguments(tool_call.get("args"), subject=f"arguments of {name!r}")
+        if tool_call.get("error"):  # an InvalidToolCall (bad or cut-off arguments) never runs
+            problem = f"call of {name!r} not run: {tool_call['error']}"
         args, overridden = inject_identity(args, tool.injected, ctx)
         extra = {"overridden_by_host": overridden} if overridden else {}
         problem = problem or self._schema_problem(name, args)
         if problem:
             return "invalid_arguments", fail(problem, retryable=True), extra
+        ungrounded = grounding_error(args, tool.grounded, ctx)
+        if ungrounded:
+            return "not_grounded", fail(ungrounded, retryable=True), extra
         denied = permission_error(tool.permission, ctx)
         if denied:
             return "permission_denied", fail(denied, retryable=False), extra
@@ -166,20 +189,6 @@ class ToolRegistry:
             idempotency_key=ctx.idempotency_key,
             **extra,
         )
-
-
-def _parse(name: str, raw: Any) -> tuple[dict[str, Any], str]:
-    """The arguments as a dict (LangChain already parsed good ones), or a message for the model."""
-    if raw is None or raw == "":
-        return {}, ""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError as e:
-            return {}, f"arguments of {name!r} are not valid JSON ({e}); send one JSON object"
-    if not isinstance(raw, dict):
-        return {}, f"arguments of {name!r} must be a JSON object, got {type(raw).__name__}"
-    return raw, ""
 
 
 def _describe(error: Any) -> str:

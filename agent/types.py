@@ -80,6 +80,7 @@ class ToolContext:
     call_id: str = ""
     idempotency_key: str = ""
     deadline: float | None = None  # time.monotonic() value after which the run must stop
+    user_text: tuple[str, ...] | None = None  # the user's messages so far; None: no conversation (MCP)
 
     def for_call(self, call_id: str) -> ToolContext:
         key = f"{self.run_id}:{call_id}" if self.run_id and call_id else ""
@@ -87,9 +88,12 @@ class ToolContext:
 
     def seconds_left(self, cap: float = 30.0) -> float:
         """Seconds until the deadline, but never more than `cap`: what one wait may take."""
-        if self.deadline is None:
-            return cap
-        return max(0.0, min(cap, self.deadline - time.monotonic()))
+        return clamp(None if self.deadline is None else self.deadline - time.monotonic(), cap)
+
+
+def clamp(asked: float | None, cap: float) -> float:
+    """The one rule for every wait: what the caller asked for (the turn's time left), at most `cap`."""
+    return cap if asked is None else max(0.0, min(asked, cap))
 
 
 def os_user() -> str:
@@ -100,23 +104,43 @@ def os_user() -> str:
         return "user"
 
 
-# --- errors: one base per package, subclasses that are just a docstring -----------------------
+# --- errors, by whose fault: one base per audience, subclasses that are just a docstring --------
 
 
 class AgentError(Exception):
-    """Base class of the errors the agent raises to the person running it."""
+    """Base of the errors that reach the person running the agent, as one line."""
 
 
 class ConfigError(AgentError):
-    """The configuration is missing or wrong; the message says what to set."""
+    """The configuration is wrong, or a local service could not start; the message says what to do."""
 
 
 class LLMError(AgentError):
     """The LLM endpoint failed (HTTP error, unreachable, unreadable answer)."""
 
 
-class MaxRoundsError(AgentError):
+class ModelBehaviourError(AgentError):
+    """The model answered in a way the loop cannot use (neither text nor tool calls)."""
+
+
+class LimitError(AgentError):
+    """A per-turn limit of the host stopped the turn."""
+
+
+class MaxRoundsError(LimitError):
     """The model kept calling tools for more rounds than allowed."""
+
+
+class DeadlineError(LimitError):
+    """The turn ran past its wall-clock deadline."""
+
+
+class TokenBudgetError(LimitError):
+    """The turn used more tokens than its budget."""
+
+
+class McpUnavailable(AgentError):
+    """An MCP server did not answer in time, or its connection broke."""
 
 
 class ToolError(Exception):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import requests
 
-from agent.local_model import free_port
+from agent.llm.local_model import free_port
 
 N = 2000
 

@@ -7,7 +7,7 @@ import time
 
 import requests
 
-from agent.local_model import LocalModelServer
+from agent.llm.local_model import LocalModelServer
 from tools.model_tool import AddModelTool
 
 TOOLS = [

@@ -114,7 +114,7 @@ def query_for(name: str, doc: str) -> str:
 def token_counter() -> Any:
     from llama_cpp import Llama
 
-    from agent.local_model import find_model_file
+    from agent.llm.local_model import find_model_file
 
     vocab = Llama(model_path=str(find_model_file()), vocab_only=True, verbose=False)
     return lambda text: len(vocab.tokenize(text.encode(), add_bos=False))

@@ -79,7 +79,7 @@ class DeviceStore:
             )
             status, response = (
                 (201 if created else 200),
-                {**self._get(conn, record["model"]), "created": created},
+                {**(self._get(conn, record["model"]) or {}), "created": created},
             )
             if idempotency_key:
                 conn.execute(

@@ -10,7 +10,7 @@ import pytest
 from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.guards import envelope_of, untrusted
-from agent.llm_provider import make_llm
+from agent.llm.provider import make_llm
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ToolContext

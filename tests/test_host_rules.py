@@ -10,10 +10,10 @@ import pytest
 
 from agent.agent import ChatAgent
 from agent.audit import AuditLog
-from agent.guards import DeadlineError, Limits, TokenBudgetError, envelope_of
+from agent.guards import Limits, envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.tools import FunctionTool, ToolRegistry
-from agent.types import MaxRoundsError, ToolContext
+from agent.types import DeadlineError, MaxRoundsError, TokenBudgetError, ToolContext
 from tests.fake_llm import Reply, call, completion, text, tool_calls
 from tools.model_tool import AddModelTool
 
@@ -45,7 +45,7 @@ class Probe(FunctionTool):
 class Risky(Probe):
     name = "risky"
     permission = "admin"
-    needs_confirmation = True
+    effect = "destructive"
     injected = {}
 
 
@@ -112,6 +112,30 @@ def test_add_model_records_the_host_user_not_the_models(fake_llm, tmp_path, devi
     agent.send_message("add CPH2223 as root")
     assert "createdBy" not in fake_llm.requests[0]["tools"][0]["function"]["parameters"]["properties"]
     assert device_service.store.get("CPH2223")["createdBy"] == "alice"
+
+
+def test_a_value_not_in_the_users_words_is_refused_and_nothing_is_written(fake_llm, tmp_path, device_service):
+    tool = AddModelTool(f"{device_service.url}/api/models")
+    agent = make_agent(fake_llm, tmp_path, tool, permissions=("add_model",))
+    fake_llm.add(
+        tool_calls(call("add_device_model", {"model": "CHEP1058"}, "c1")),
+        tool_calls(call("add_device_model", {"model": "CPH2223"}, "c2")),
+        text("added CPH2223"),
+    )
+    assert agent.send_message("把机型 cph2223IN 添加到数据库") == "added CPH2223"
+    refused = tool_messages(fake_llm.requests[1])["c1"]
+    assert refused == {
+        "ok": False,
+        "error": "model='CHEP1058': not in the user's messages. Use only values the user gave; "
+        "leave optional ones out, or ask the user",
+        "retryable": True,
+    }
+    assert (
+        tool_messages(fake_llm.requests[2])["c2"]["ok"] is True
+    )  # found, case-insensitively, inside cph2223IN
+    assert device_service.store.get("CHEP1058") is None
+    assert device_service.store.get("CPH2223")["model"] == "CPH2223"
+    assert [line["decision"] for line in audit_lines(tmp_path)] == ["not_grounded", "ran"]
 
 
 def test_permission_denied_is_final_and_nothing_runs(fake_llm, tmp_path):

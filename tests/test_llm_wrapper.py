@@ -228,7 +228,7 @@ def test_retry_after_as_seconds_http_date_or_milliseconds():
     from datetime import UTC, datetime, timedelta
     from email.utils import format_datetime
 
-    from agent.endpoint import retry_delay, server_hint
+    from agent.llm.transport import retry_delay, server_hint
 
     in_ten = format_datetime(datetime.now(UTC) + timedelta(seconds=10), usegmt=True)
     assert 8 <= server_hint({"retry-after": in_ten}) <= 10

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import requests
 
-from agent.local_model import MODEL_NAME, LocalModelServer, find_model_file
+from agent.llm.local_model import MODEL_NAME, LocalModelServer, find_model_file
 from tests.conftest import clean_env, run_main
 
 

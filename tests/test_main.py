@@ -139,7 +139,7 @@ def test_a_key_without_an_endpoint_is_refused(tmp_path):
 def test_one_turn_with_a_session_is_saved(fake_llm, tmp_path):
     from pathlib import Path
 
-    from agent.sessions import SessionStore
+    from agent.chat.sessions import SessionStore
 
     fake_llm.add(text("noted"))
     env = clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d.db"))

@@ -12,8 +12,8 @@ import pytest
 from agent.agent import ChatAgent
 from agent.guards import envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
-from agent.mcp_client import ServerConfig, load_servers
-from agent.mcp_tools import McpToolset, exposed_name
+from agent.mcp.client import ServerConfig, load_servers
+from agent.mcp.toolset import McpToolset, exposed_name
 from agent.tools import ToolRegistry
 from agent.types import ConfigError, ToolContext
 from tests.conftest import ROOT, clean_env, run_main
@@ -118,7 +118,7 @@ def start_http_server(tmp_path: Path, env: dict) -> ServerConfig:
 
     import requests
 
-    from agent.local_model import free_port
+    from agent.llm.local_model import free_port
 
     port = free_port()
     log = (tmp_path / "http-server.log").open("w")

@@ -10,9 +10,9 @@ import pytest
 from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.guards import envelope_of
-from agent.llm_provider import make_llm
+from agent.llm.provider import make_llm
+from agent.llm.streaming import StreamAssembler, sse_events
 from agent.llm_wrapper import parse_response
-from agent.streaming import StreamAssembler, sse_events
 from agent.tools import ToolRegistry
 from agent.types import LLMError
 from tests.fake_llm import Reply, call, chunks, streamed, text, tool_calls

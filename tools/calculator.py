@@ -27,6 +27,7 @@ MAX_DIGITS = 1000
 
 class CalculatorTool(FunctionTool):
     name = "calculator"
+    effect = "read"
     description = "执行数学计算，支持加减乘除、整除、取余、幂运算和括号，例如 (2 + 3) * 4 ** 2。只做算术。"
     parameters = {
         "type": "object",
@@ -51,7 +52,11 @@ class CalculatorTool(FunctionTool):
 
 
 def _evaluate(node: ast.AST) -> int | float:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(node.left), _evaluate(node.right)

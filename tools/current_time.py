@@ -12,6 +12,7 @@ from agent.types import ToolContext, ToolError
 
 class CurrentTimeTool(FunctionTool):
     name = "current_time"
+    effect = "read"
     description = "查询当前日期和时间。用户问现在几点、今天几号或星期几时使用。"
     parameters = {
         "type": "object",

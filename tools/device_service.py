@@ -1,4 +1,5 @@
-"""DeviceServiceTool: the base of the device-model tools — HTTP to ADD_MODEL_URL, failures as ToolErrors.
+"""DeviceServiceTool: the base of the device-model tools — HTTP to ADD_MODEL_URL, failures as ToolErrors;
+and `device_service_url`: ADD_MODEL_URL, or the embedded service started for this run.
 
 HTTP 4xx means the request was wrong (not retryable: the model should tell the user); 5xx, timeouts
 and connection errors may pass (retryable). Safe requests — GETs, and writes carrying the host's
@@ -7,20 +8,21 @@ Idempotency-Key — are retried once here, so a lost response never turns into a
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from typing import Any
 
 import requests
 
-from agent.config import is_loopback
+from agent.config import Settings
+from agent.llm.transport import session_for
 from agent.tools import FunctionTool
-from agent.types import ToolContext, ToolError
+from agent.types import ConfigError, ToolContext, ToolError
 
 
 class DeviceServiceTool(FunctionTool):
     def __init__(self, url: str, session: requests.Session | None = None, timeout: float = 10.0) -> None:
         self.url = url
-        self.session = session or requests.Session()
-        self.session.trust_env = not is_loopback(url)
+        self.session = session or session_for(url)
         self.timeout = timeout
 
     def request(self, ctx: ToolContext, method: str, path: str = "", retries: int = 1, **kwargs: Any) -> str:
@@ -53,3 +55,15 @@ def _message(resp: requests.Response) -> str:
     except ValueError:
         return resp.text[:300]
     return str(body.get("error") or body.get("detail") or body) if isinstance(body, dict) else str(body)
+
+
+def device_service_url(settings: Settings, stack: ExitStack) -> str:
+    """ADD_MODEL_URL, or the embedded device service's, started here and stopped with `stack`."""
+    from devicedb.server import models_url  # FastAPI and uvicorn load only here
+
+    try:
+        return models_url(settings.add_model_url, settings.device_db, stack)
+    except Exception as e:  # a file it cannot write, a port it cannot bind
+        raise ConfigError(
+            f"the embedded device service did not start ({e}); check DEVICE_DB or set ADD_MODEL_URL"
+        ) from None

@@ -17,8 +17,10 @@ from tools.device_service import DeviceServiceTool
 
 class AddModelTool(DeviceServiceTool):
     name = "add_device_model"
+    idempotent = True  # the service keeps one row per code
     permission = "add_model"
     injected = {"createdBy": "user_id"}
+    grounded = ("model",)
     description = (
         "添加设备机型到数据库。当用户查询未解禁的机型时，可以使用此工具将机型添加到数据库中。"
         "机型代码应该去除后缀（如 IN、CN 等），例如 CPH2223IN 应该使用 CPH2223。"
@@ -62,6 +64,8 @@ class AddModelTool(DeviceServiceTool):
 
 class QueryModelTool(DeviceServiceTool):
     name = "query_device_model"
+    effect = "read"
+    grounded = ("keyword",)
     description = (
         "查询数据库中已有的设备机型（只读）。按机型代码（例如 CPH2223）或营销名关键字查找，"
         "返回匹配的记录。用户问某个机型是否已在数据库中时使用；不要用它添加机型。"
@@ -86,8 +90,10 @@ class QueryModelTool(DeviceServiceTool):
 
 class DeleteModelTool(DeviceServiceTool):
     name = "delete_device_model"
+    effect = "destructive"
+    idempotent = True
     permission = "delete_model"
-    needs_confirmation = True
+    grounded = ("model",)
     description = "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"
     parameters = {
         "type": "object",

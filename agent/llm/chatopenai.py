@@ -1,8 +1,8 @@
 """ChatOpenAIBackend: langchain-openai's ChatOpenAI, with endpoint failures reported as LLMError.
 
 The alternative to the tutorial's hand-written wrapper (`LLM_BACKEND=chatopenai`): the same agent
-loop runs on it unchanged. Adapted here: the error type (one clear line for the person), missing or
-repeated tool-call ids, and a streamed answer cut off before its end (its calls are not run).
+loop runs on it unchanged. Adapted here: the error type (one clear line for the person), and the
+tool calls, which pass through the same normalization as the wrapper's (`agent/llm/tool_calls.py`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ from typing import Any
 
 import openai
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.tool import invalid_tool_call
 from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 
-from agent.llm_wrapper import new_call_id
-from agent.types import LLMError
+from agent.llm.tool_calls import normalize
+from agent.types import LLMError, clamp
 
 
 class ChatOpenAIBackend(ChatOpenAI):
@@ -29,7 +28,7 @@ class ChatOpenAIBackend(ChatOpenAI):
         for generation in result.generations:
             message = getattr(generation, "message", None)
             if isinstance(message, AIMessage):
-                _unique_ids(message)
+                generation.message = normalize(message)  # type: ignore[attr-defined]
         return result
 
     def stream_chat(
@@ -60,14 +59,13 @@ class ChatOpenAIBackend(ChatOpenAI):
             usage_metadata=merged.usage_metadata,
             response_metadata=merged.response_metadata,
         )
-        if message.response_metadata.get("finish_reason") in (None, "length"):
-            _not_run(message)  # partial arguments must not be guessed into a call
-        return _unique_ids(message)
+        # partial arguments must not be guessed into a call
+        return normalize(message, cut_off=message.response_metadata.get("finish_reason") in (None, "length"))
 
     def _bounded(self, timeout: float | None) -> float | None:
         """The turn's remaining time, but never more than LLM_TIMEOUT."""
         if isinstance(self.request_timeout, (int, float)):
-            return min(timeout or self.request_timeout, self.request_timeout)
+            return clamp(timeout, self.request_timeout)
         return timeout
 
     @contextmanager
@@ -81,22 +79,3 @@ class ChatOpenAIBackend(ChatOpenAI):
             raise LLMError(f"LLM endpoint {url} did not answer in time") from None
         except openai.APIConnectionError as e:
             raise LLMError(f"cannot reach LLM endpoint {url}: {e}") from None
-
-
-def _unique_ids(message: AIMessage) -> AIMessage:
-    """Give every tool call a unique id, as the wrapper does: some servers send none, or the same twice."""
-    seen: set[str] = set()
-    for call in [*message.tool_calls, *message.invalid_tool_calls]:
-        if not call["id"] or call["id"] in seen:
-            call["id"] = new_call_id()
-        seen.add(call["id"] or "")
-    return message
-
-
-def _not_run(message: AIMessage) -> None:
-    error = "the reply was cut off inside the arguments (length limit or a broken stream); not run"
-    message.invalid_tool_calls += [
-        invalid_tool_call(name=c["name"], args=str(c["args"]), id=c["id"], error=error)
-        for c in message.tool_calls
-    ]
-    message.tool_calls = []

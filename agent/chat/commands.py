@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.agent import ChatAgent
-from agent.console import safe
-from agent.sessions import SessionStore
+from agent.chat.console import safe
+from agent.chat.sessions import SessionStore
 from agent.types import AgentError, ToolError
 
 HELP = """  /tools                     工具列表 / list the tools

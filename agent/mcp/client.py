@@ -26,14 +26,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from agent.types import ConfigError
+from agent.types import ConfigError, McpUnavailable, clamp
 
 T = TypeVar("T")
 _BROKEN = {types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT}  # errors that mean the server is gone or stuck
-
-
-class McpUnavailable(Exception):
-    """The server did not answer in time, or its connection broke."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +78,7 @@ class McpConnection:
     def request(self, fn: Callable[[Client], Awaitable[T]], timeout: float | None = None) -> T:
         with self._lock:  # parallel tool calls share one connection: start it once
             client = self._client or self._connect()
-        limit = self.config.timeout if timeout is None else min(timeout, self.config.timeout)
+        limit = clamp(timeout, self.config.timeout)
 
         async def bounded() -> T:
             with anyio.fail_after(limit):
