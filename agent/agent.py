@@ -16,13 +16,15 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from agent.guards import Limits, TurnGuard, untrusted
+from agent.llm.tool_calls import normalize
 from agent.memory import MemoryManager
 from agent.tool_selection import SearchToolsTool, ToolSelector
 from agent.tools import ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ModelBehaviourError, ToolContext, os_user
 
-if TYPE_CHECKING:  # only for the annotation: importing it costs a quarter second
+if TYPE_CHECKING:  # only for the annotations: importing them costs a quarter second
     from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import Runnable
 
 SYSTEM_PROMPT = """You are a helpful AI assistant. Be concise and friendly.
 Use a tool when the user asks for what it does; otherwise answer directly. \
@@ -107,15 +109,30 @@ class ChatAgent:
         guard.add_usage(dict(reply.usage_metadata or {}))
         return reply
 
-    def _request(self, tools: list[dict[str, Any]], tool_choice: str, timeout: float) -> Any:
-        """One request; streamed when someone watches the text and the model can stream.
-        tool_choice "none" (last round, or after an empty reply) makes the model answer in words."""
-        choice = {"tool_choice": tool_choice} if tools else {}
-        stream_chat = getattr(self.llm, "stream_chat", None)
-        if self.on_text and stream_chat:
-            return stream_chat(self.memory.messages(), self.on_text, tools=tools, timeout=timeout, **choice)
-        llm = self.llm.bind_tools(tools, **choice) if tools else self.llm
-        return llm.invoke(self.memory.messages(), timeout=timeout)
+    def _request(self, tools: list[dict[str, Any]], tool_choice: str, timeout: float) -> AIMessage:
+        """One request through LangChain's standard interface, so any chat model can drive the loop:
+        streamed when someone watches the text, else invoked. tool_choice "none" (last round, or
+        after an empty reply) makes the model answer in words."""
+        llm = self.llm.bind_tools(tools, tool_choice=tool_choice) if tools else self.llm
+        if self.on_text:
+            reply = self._streamed(llm, self.on_text, timeout)
+        else:
+            reply = llm.invoke(self.memory.messages(), timeout=timeout)
+        return normalize(reply)  # a reply cut off inside a call's arguments runs none of it
+
+    def _streamed(self, llm: Runnable[Any, Any], on_text: Callable[[str], None], timeout: float) -> Any:
+        """The streamed chunks, shown as they come and merged into one message."""
+        give_up_at = time.monotonic() + timeout
+        merged = None
+        for chunk in llm.stream(self.memory.messages(), timeout=timeout):
+            if chunk.text:
+                on_text(chunk.text)
+            merged = chunk if merged is None else merged + chunk
+            if time.monotonic() > give_up_at:
+                raise LLMError(f"the model did not finish its answer within {timeout:.3g}s")
+        if merged is None:
+            raise LLMError("the model's stream ended without a message")
+        return merged
 
     def _run_tools(self, ctx: ToolContext, guard: TurnGuard, calls: list[Any], last_round: bool) -> None:
         """Screen the calls in order, run the allowed ones (independent ones at once), answer in order."""

@@ -1,53 +1,40 @@
 """CustomLLMWrapper: a LangChain chat model that speaks raw HTTP to any OpenAI-compatible endpoint.
 
-Mirrors `agent/llm_wrapper.go` of the tutorial: build the request by hand, POST it, and turn the raw
-`tool_calls` of the answer into tool calls (`parse_response`). The calls pass through the one
-normalization every backend shares (`agent/llm/tool_calls.py`), so the loop sees clean messages.
+Mirrors `agent/llm_wrapper.go` of the tutorial: build the request by hand (`agent/llm/request.py`),
+POST it, and turn the raw `tool_calls` of the answer into tool calls (`parse_response`). Streamed
+answers arrive as chunks (`agent/llm/streaming.py`); async calls run on httpx (`agent/llm/transport.py`).
+The calls pass through the one normalization every backend shares (`agent/llm/tool_calls.py`).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from typing import Any, ClassVar, Literal
 
 import requests
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import PrivateAttr, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 
-from agent.llm.streaming import INCOMPLETE, StreamAssembler, sse_events
-from agent.llm.tool_calls import split_calls, tagged_calls
-from agent.llm.transport import json_body, post, session_for
+from agent.llm.request import chat_body, message_to_dict, tool_choice
+from agent.llm.streaming import (
+    INCOMPLETE,
+    StreamAssembler,
+    aread_stream,
+    as_chunk,
+    read_stream,
+    usage_metadata,
+)
+from agent.llm.tool_calls import calls_in
+from agent.llm.transport import apost, async_client, json_body, post, session_for
 from agent.types import ApiResponse, LLMError, clamp
 
-_ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
-
-# --- LangChain message -> the JSON the endpoint reads ------------------------------------------
-
-
-def message_to_dict(message: BaseMessage) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": _ROLES.get(message.type, message.type), "content": message.text}
-    if isinstance(message, ToolMessage):
-        out["tool_call_id"] = message.tool_call_id
-    if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
-        # content stays "" rather than null: llama.cpp's server rejects null assistant content
-        out["tool_calls"] = [
-            _call_to_dict(c["id"], c["name"], json.dumps(c["args"], ensure_ascii=False))
-            for c in message.tool_calls
-        ]
-        out["tool_calls"] += [
-            _call_to_dict(c["id"], c["name"], c["args"]) for c in message.invalid_tool_calls
-        ]
-    return out
-
-
-def _call_to_dict(call_id: str | None, name: str | None, arguments: str | None) -> dict[str, Any]:
-    return {"id": call_id, "type": "function", "function": {"name": name or "", "arguments": arguments or ""}}
-
+__all__ = ["CustomLLMWrapper", "message_to_dict", "parse_response"]
 
 # --- the raw JSON answer -> AIMessage (a pure function: no I/O, never raises on model output) ----
 
@@ -60,33 +47,27 @@ def parse_response(body: dict[str, Any]) -> AIMessage:
     if not response.choices:
         raise LLMError(f"LLM endpoint answered without choices: {json.dumps(body, ensure_ascii=False)[:200]}")
     choice = response.choices[0]
-    content = choice.message.content or ""
-    raw_calls = list(choice.message.tool_calls or [])
-    if not raw_calls and "<tool_call>" in content:
-        content, raw_calls = tagged_calls(content)
-    calls, invalid = split_calls(raw_calls, cut_off=choice.finish_reason in ("length", INCOMPLETE))
-    message = AIMessage(
+    cut_off = choice.finish_reason in ("length", INCOMPLETE)
+    content, calls, invalid = calls_in(
+        choice.message.content or "", list(choice.message.tool_calls or []), cut_off
+    )
+    return AIMessage(
         content=content,
         tool_calls=calls,
         invalid_tool_calls=invalid,
         response_metadata={"finish_reason": choice.finish_reason, "model_name": response.model},
+        usage_metadata=usage_metadata(response.usage.model_dump() if response.usage else None),
     )
-    if response.usage:
-        u = response.usage
-        message.usage_metadata = {
-            "input_tokens": u.prompt_tokens,
-            "output_tokens": u.completion_tokens,
-            "total_tokens": u.total_tokens or u.prompt_tokens + u.completion_tokens,
-        }
-    return message
 
 
 class CustomLLMWrapper(BaseChatModel):
     base_url: str
-    api_key: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
     model: str = ""
     temperature: float | None = None
     max_tokens: int | None = None
+    stop: list[str] | None = None
+    streaming: bool = False  # invoke() streams too (LangChain reads this field)
     timeout: float = 60.0
     max_retries: int = 3
     _session: requests.Session = PrivateAttr()
@@ -98,11 +79,37 @@ class CustomLLMWrapper(BaseChatModel):
     def _llm_type(self) -> str:
         return "custom-openai-compatible"
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any) -> Any:
-        formatted = [convert_to_openai_tool(t) for t in tools]
-        if tool_choice:
-            kwargs["tool_choice"] = tool_choice
-        return self.bind(tools=formatted, **kwargs)
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model, "base_url": self.base_url}
+
+    def bind_tools(
+        self,
+        tools: Sequence[Any],
+        *,
+        tool_choice: Any = None,
+        strict: bool | None = None,
+        parallel_tool_calls: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[Any, AIMessage]:
+        formatted = [convert_to_openai_tool(t, strict=strict) for t in tools]
+        choice = _tool_choice(tool_choice, [t["function"]["name"] for t in formatted if "function" in t])
+        extra = {"tool_choice": choice, "parallel_tool_calls": parallel_tool_calls}
+        return self.bind(tools=formatted, **{k: v for k, v in extra.items() if v is not None}, **kwargs)
+
+    def with_structured_output(
+        self,
+        schema: Any = None,
+        *,
+        method: Literal["function_calling", "json_mode", "json_schema"] = "function_calling",
+        include_raw: bool = False,
+        strict: bool | None = None,
+        **kwargs: Any,
+    ) -> Runnable[Any, Any]:
+        """Answers parsed into `schema`: by a forced tool call, by JSON mode, or by a JSON-Schema format."""
+        from agent.llm.structured import structured  # its parsers load only when it is used
+
+        return structured(self, schema, method, include_raw, strict, **kwargs)
 
     def _generate(
         self,
@@ -111,7 +118,7 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        timeout = clamp(kwargs.pop("timeout", None), self.timeout)
+        timeout = self._timeout(kwargs)
         resp = post(
             self._session,
             self._url(),
@@ -122,50 +129,69 @@ class CustomLLMWrapper(BaseChatModel):
         )
         return ChatResult(generations=[ChatGeneration(message=parse_response(json_body(resp)))])
 
-    def stream_chat(
-        self, messages: list[BaseMessage], on_text: Callable[[str], None], **kwargs: Any
-    ) -> AIMessage:
-        """Like invoke, with `stream: true`: `on_text` gets the answer's text as it arrives."""
-        timeout = clamp(kwargs.pop("timeout", None), self.timeout)
-        give_up_at = time.monotonic() + timeout
-        body = {
-            **self._body(messages, None, kwargs),
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
-        resp = post(self._session, self._url(), body, self._headers(), timeout, self.max_retries, stream=True)
-        if not resp.headers.get("content-type", "").startswith("text/event-stream"):
-            return parse_response(json_body(resp))  # a server that ignores `stream`
-        assembler = self._read_stream(resp, on_text, give_up_at)
-        if (
-            assembler.events == 0
-        ):  # accepted `stream` but sent nothing (llama-cpp-python with tools): ask plainly
-            plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-            left = max(0.1, give_up_at - time.monotonic())
-            return parse_response(
-                json_body(post(self._session, self._url(), plain, self._headers(), left, 0))
-            )
-        return parse_response(assembler.body())
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        timeout, body = self._timeout(kwargs), self._body(messages, stop, kwargs)
+        async with async_client(self.base_url) as client:
+            resp = await apost(client, self._url(), body, self._headers(), timeout, self.max_retries)
+        return ChatResult(generations=[ChatGeneration(message=parse_response(json_body(resp)))])
 
-    def _read_stream(self, resp: Any, on_text: Callable[[str], None], give_up_at: float) -> StreamAssembler:
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        timeout = self._timeout(kwargs)
+        give_up_at, body = time.monotonic() + timeout, self._body(messages, stop, kwargs, stream=True)
+        resp = post(self._session, self._url(), body, self._headers(), timeout, self.max_retries, stream=True)
+        if not _is_event_stream(resp.headers):  # a server that ignores `stream`
+            yield _whole(json_body(resp))
+            return
         assembler = StreamAssembler()
-        try:
-            # byte lines, decoded one by one: str.splitlines would also split on U+2028 inside the JSON
-            for event in sse_events(line.decode("utf-8", "replace") for line in resp.iter_lines()):
-                text = assembler.add(event)
-                if text:
-                    on_text(text)
-                if time.monotonic() > give_up_at:
-                    raise LLMError(f"LLM endpoint {self._url()} did not finish its answer in time")
-        except requests.RequestException as e:  # cut off mid-stream: what arrived is marked incomplete
-            assembler.finish_reason = None
+        yield from read_stream(resp, assembler, self._url(), give_up_at)
+        if assembler.events:
+            yield _generation(assembler.last())
+        else:  # accepted `stream` but sent nothing: ask plainly
+            yield _whole(json_body(post(self._session, self._url(), *self._plain(body, give_up_at))))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        timeout = self._timeout(kwargs)
+        give_up_at, body = time.monotonic() + timeout, self._body(messages, stop, kwargs, stream=True)
+        assembler = StreamAssembler()
+        async with async_client(self.base_url) as client:
+            resp = await apost(client, self._url(), body, self._headers(), timeout, self.max_retries, True)
+            if not _is_event_stream(resp.headers):
+                await resp.aread()
+                yield _whole(json_body(resp))
+                return
+            async for chunk in aread_stream(resp, assembler, self._url(), give_up_at):
+                yield chunk
             if not assembler.events:
-                raise LLMError(
-                    f"LLM endpoint {self._url()} broke off its answer: {type(e).__name__}"
-                ) from None
-        finally:
-            resp.close()
-        return assembler
+                yield _whole(json_body(await apost(client, self._url(), *self._plain(body, give_up_at))))
+                return
+        yield _generation(assembler.last())
+
+    def _plain(self, body: dict[str, Any], give_up_at: float) -> tuple[Any, ...]:
+        """The request again without `stream`, for the time left and no retries: the server accepted the
+        stream but sent nothing (llama-cpp-python's server does so when tools are offered)."""
+        plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+        return plain, self._headers(), max(0.1, give_up_at - time.monotonic()), 0
+
+    def _timeout(self, kwargs: dict[str, Any]) -> float:
+        return clamp(kwargs.pop("timeout", None), self.timeout)
 
     def _url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
@@ -174,22 +200,36 @@ class CustomLLMWrapper(BaseChatModel):
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
     def _body(
-        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        stream: bool = False,
     ) -> dict[str, Any]:
-        optional = {
+        settings: dict[str, Any] = {
             "model": self.model or None,
-            "temperature": self.temperature,  # 0 is a value, so compare with None below
+            "temperature": self.temperature,
             "max_tokens": self.max_tokens,
-            "stop": stop or None,
         }
-        body = {
-            "messages": [message_to_dict(m) for m in messages],
-            **{k: v for k, v in optional.items() if v is not None},
-        }
-        body.update(kwargs)
-        if not body.get("tools"):
-            body.pop("tools", None)
-            body.pop("tool_choice", None)
-        return body
+        settings["stop"] = stop or self.stop
+        if stream:
+            kwargs = {**kwargs, "stream": True, "stream_options": {"include_usage": True}}
+        return chat_body(messages, settings, kwargs)
 
     parse_response: ClassVar[Callable[[dict[str, Any]], AIMessage]] = staticmethod(parse_response)
+
+
+_tool_choice = tool_choice  # bind_tools' parameter of the same name hides the function there
+
+
+def _is_event_stream(headers: Any) -> bool:
+    return str(headers.get("content-type", "")).startswith("text/event-stream")
+
+
+def _generation(chunk: Any) -> ChatGenerationChunk:
+    return ChatGenerationChunk(message=chunk)
+
+
+def _whole(body: dict[str, Any]) -> ChatGenerationChunk:
+    """A whole (not streamed) answer as the stream's one chunk."""
+    return _generation(as_chunk(parse_response(body)))

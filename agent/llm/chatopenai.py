@@ -7,20 +7,24 @@ tool calls, which pass through the same normalization as the wrapper's (`agent/l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import openai
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
+from agent.llm.streaming import INCOMPLETE, as_chunk
 from agent.llm.tool_calls import normalize
 from agent.types import LLMError, clamp
 
 
 class ChatOpenAIBackend(ChatOpenAI):
+    stream_usage: bool | None = True  # the token budget needs usage in streams too
+
     def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
         kwargs["timeout"] = self._bounded(kwargs.get("timeout"))
         with self._endpoint_errors():
@@ -31,36 +35,31 @@ class ChatOpenAIBackend(ChatOpenAI):
                 generation.message = normalize(message)  # type: ignore[attr-defined]
         return result
 
-    def stream_chat(
+    def _stream(
         self,
         messages: list[BaseMessage],
-        on_text: Callable[[str], None],
-        tools: Any = None,
-        tool_choice: str | None = None,
-        timeout: float | None = None,
-    ) -> AIMessage:
-        """Like invoke, streamed: `on_text` gets the answer's text as it arrives."""
-        llm = self.bind_tools(tools, tool_choice=tool_choice) if tools else self
-        merged: Any = None
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """ChatOpenAI's stream; one broken off ends marked incomplete, an empty one is asked again plainly."""
+        kwargs["timeout"] = self._bounded(kwargs.get("timeout"))
+        finished = arrived = False
         try:
             with self._endpoint_errors():
-                for chunk in llm.stream(messages, timeout=self._bounded(timeout), stream_usage=True):
-                    if chunk.text:
-                        on_text(chunk.text)
-                    merged = chunk if merged is None else merged + chunk
-        except (ValueError, LLMError) as e:  # the stream broke off: keep what arrived, run none of its calls
-            if merged is None:
-                raise LLMError(f"LLM endpoint {self.openai_api_base} broke off its answer: {e}") from None
-            merged.response_metadata.pop("finish_reason", None)
-        message = AIMessage(
-            content=merged.content,
-            tool_calls=merged.tool_calls,
-            invalid_tool_calls=merged.invalid_tool_calls,
-            usage_metadata=merged.usage_metadata,
-            response_metadata=merged.response_metadata,
-        )
-        # partial arguments must not be guessed into a call
-        return normalize(message, cut_off=message.response_metadata.get("finish_reason") in (None, "length"))
+                for chunk in super()._stream(messages, stop, run_manager, **kwargs):
+                    finished = finished or bool((chunk.generation_info or {}).get("finish_reason"))
+                    arrived = True
+                    yield chunk
+        except LLMError:
+            if not arrived:
+                raise
+        if not arrived:  # accepted `stream` but sent nothing: ask plainly
+            plain = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
+            yield ChatGenerationChunk(message=as_chunk(plain))  # type: ignore[arg-type]
+        elif not finished:
+            incomplete = {"finish_reason": INCOMPLETE}
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", response_metadata=incomplete))
 
     def _bounded(self, timeout: float | None) -> float | None:
         """The turn's remaining time, but never more than LLM_TIMEOUT."""
@@ -79,3 +78,5 @@ class ChatOpenAIBackend(ChatOpenAI):
             raise LLMError(f"LLM endpoint {url} did not answer in time") from None
         except openai.APIConnectionError as e:
             raise LLMError(f"cannot reach LLM endpoint {url}: {e}") from None
+        except httpx.TransportError as e:  # the connection failed mid-stream
+            raise LLMError(f"LLM endpoint {url} broke off its answer: {type(e).__name__}") from None

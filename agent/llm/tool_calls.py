@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.tool import InvalidToolCall, ToolCall, invalid_tool_call, tool_call
 
 from agent.types import ApiFunctionCall, ApiToolCall
@@ -62,26 +62,38 @@ def split_calls(
     return calls, invalid
 
 
-def normalize(message: AIMessage, cut_off: bool = False) -> AIMessage:
-    """The same rules for a message another library parsed (ChatOpenAI, a merged stream): unique ids;
-    invalid calls parsed again leniently; when `cut_off`, no call is run."""
-    ids = _IdGiver()
-    calls, invalid = [], []
-    for call in message.tool_calls:
-        calls.append(tool_call(name=call["name"], args=call["args"], id=ids.give(call["id"])))
-    for bad in message.invalid_tool_calls:
-        args, error = parse_arguments(bad["args"])
-        if error or not bad["name"]:
-            error = error or bad.get("error") or "the call has no tool name"
-            invalid.append(
-                invalid_tool_call(name=bad["name"], args=bad["args"], id=ids.give(bad["id"]), error=error)
-            )
-        else:
-            calls.append(tool_call(name=bad["name"] or "", args=args, id=ids.give(bad["id"])))
-    if cut_off:
-        invalid = [*invalid, *(_withheld(c) for c in calls)]
-        calls = []
-    return message.model_copy(update={"tool_calls": calls, "invalid_tool_calls": invalid})
+CUT_OFF_REASONS = ("length", "incomplete")  # finish reasons of a reply that stopped before its end
+
+
+def calls_in(
+    content: str, raw_calls: list[ApiToolCall], cut_off: bool
+) -> tuple[str, list[ToolCall], list[InvalidToolCall]]:
+    """The text left and the good and unusable calls of a reply (tagged text calls when it has no others)."""
+    if not raw_calls and "<tool_call>" in content:
+        content, raw_calls = tagged_calls(content)
+    return (content, *split_calls(raw_calls, cut_off))
+
+
+def normalize(message: AIMessage) -> AIMessage:
+    """The same rules for a message any chat model produced, streamed (its raw argument pieces joined) or
+    not: unique ids, lenient arguments, tagged calls; when it stopped early, no cut-off call is run."""
+    cut_off = message.response_metadata.get("finish_reason") in CUT_OFF_REASONS
+    content = message.content if isinstance(message.content, str) else message.text
+    content, calls, invalid = calls_in(content, _raw_calls(message), cut_off)
+    kept = ("id", "name", "additional_kwargs", "response_metadata", "usage_metadata")
+    fields = {key: getattr(message, key) for key in kept}
+    return AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid, **fields)
+
+
+def _raw_calls(message: AIMessage) -> list[ApiToolCall]:
+    """The calls as the endpoint wrote them: a merged stream keeps each call's argument text."""
+    pieces: list[tuple[Any, Any, Any]]
+    if isinstance(message, AIMessageChunk) and message.tool_call_chunks:
+        pieces = [(c["id"], c["name"], c["args"]) for c in message.tool_call_chunks]
+    else:
+        pieces = [(c["id"], c["name"], c["args"]) for c in message.tool_calls]
+        pieces += [(c["id"], c["name"], c["args"]) for c in message.invalid_tool_calls]
+    return [ApiToolCall(id=i, function=ApiFunctionCall(name=n, arguments=a)) for i, n, a in pieces]
 
 
 def tagged_calls(content: str) -> tuple[str, list[ApiToolCall]]:
@@ -110,11 +122,6 @@ class _IdGiver:
         call_id = str(raw_id) if raw_id and str(raw_id) not in self.seen else new_call_id()
         self.seen.add(call_id)
         return call_id
-
-
-def _withheld(call: ToolCall) -> InvalidToolCall:
-    args = json.dumps(call["args"], ensure_ascii=False)
-    return invalid_tool_call(name=call["name"], args=args, id=call["id"], error=CUT_OFF)
 
 
 def _as_name(name: Any) -> str:

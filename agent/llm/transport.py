@@ -1,20 +1,27 @@
 """HTTP to a model endpoint: one POST with 429/503 retried by exponential backoff and jitter (honouring
 Retry-After and retry-after-ms), never past the deadline, every failure one clear LLMError; and the
-rule every HTTP client of this project follows: a loopback URL never goes through a proxy."""
+rule every HTTP client of this project follows: a loopback URL never goes through a proxy.
+
+`post` uses requests (already loaded with LangChain); `apost` is its asyncio twin on httpx, imported
+only when an async call is made, so a synchronous run does not pay for it."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import requests
 
 from agent.types import LLMError
+
+if TYPE_CHECKING:
+    import httpx
 
 RETRY_STATUSES = frozenset({429, 503})
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -81,18 +88,68 @@ def post(
     give_up_at = time.monotonic() + timeout
     for attempt in range(max_retries + 1):
         resp = _send(session, url, body, headers, give_up_at, stream)
-        if resp.status_code not in RETRY_STATUSES or attempt == max_retries:
+        wait = _retry_wait(resp.status_code, resp.headers, attempt, max_retries, give_up_at)
+        if wait is None:
             break
-        wait = retry_delay(attempt, resp.headers)
-        if time.monotonic() + wait >= give_up_at:
-            break
+        resp.close()
         time.sleep(wait)
     if resp.status_code >= 400:
         raise LLMError(f"LLM endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
     return resp
 
 
-def json_body(resp: requests.Response) -> dict[str, Any]:
+async def apost(
+    client: httpx.AsyncClient,
+    url: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    timeout: float,
+    max_retries: int,
+    stream: bool = False,
+) -> httpx.Response:
+    """`post` for asyncio, on an httpx client from `async_client`."""
+    give_up_at = time.monotonic() + timeout
+    for attempt in range(max_retries + 1):
+        resp = await _asend(client, url, body, headers, give_up_at, stream)
+        wait = _retry_wait(resp.status_code, resp.headers, attempt, max_retries, give_up_at)
+        if wait is None:
+            break
+        await resp.aclose()
+        await asyncio.sleep(wait)
+    if resp.status_code >= 400:
+        await resp.aread()
+        raise LLMError(f"LLM endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
+    return resp
+
+
+def async_client(url: str) -> httpx.AsyncClient:
+    import httpx
+
+    return httpx.AsyncClient(trust_env=not is_loopback(url))
+
+
+async def byte_lines(resp: httpx.Response) -> AsyncIterator[str]:
+    """The body's lines, split at newlines only (httpx's aiter_lines also splits at U+2028 in the JSON)."""
+    buffer = b""
+    async for piece in resp.aiter_bytes():
+        *lines, buffer = (buffer + piece).split(b"\n")
+        for line in lines:
+            yield line.rstrip(b"\r").decode("utf-8", "replace")
+    if buffer:
+        yield buffer.decode("utf-8", "replace")
+
+
+def _retry_wait(
+    status: int, headers: Mapping[str, str], attempt: int, max_retries: int, give_up_at: float
+) -> float | None:
+    """Seconds to wait before asking again, or None: not a retryable status, no retries or time left."""
+    if status not in RETRY_STATUSES or attempt == max_retries:
+        return None
+    wait = retry_delay(attempt, headers)
+    return None if time.monotonic() + wait >= give_up_at else wait
+
+
+def json_body(resp: requests.Response | httpx.Response) -> dict[str, Any]:
     try:
         data = resp.json()
     except ValueError:
@@ -118,4 +175,26 @@ def _send(
     except requests.Timeout:
         raise LLMError(f"LLM endpoint {url} did not answer within {left:.3g}s") from None
     except requests.ConnectionError as e:
+        raise LLMError(f"cannot reach LLM endpoint {url}: {type(e).__name__}") from None
+
+
+async def _asend(
+    client: httpx.AsyncClient,
+    url: str,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    give_up_at: float,
+    stream: bool,
+) -> httpx.Response:
+    import httpx
+
+    left = max(0.1, give_up_at - time.monotonic())
+    request = client.build_request(
+        "POST", url, json=body, headers=headers, timeout=httpx.Timeout(left, connect=min(5.0, left))
+    )
+    try:
+        return await client.send(request, stream=stream)
+    except httpx.TimeoutException:
+        raise LLMError(f"LLM endpoint {url} did not answer within {left:.3g}s") from None
+    except httpx.TransportError as e:
         raise LLMError(f"cannot reach LLM endpoint {url}: {type(e).__name__}") from None
