@@ -6,6 +6,8 @@ import json
 import time
 
 import pytest
+from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 from agent.agent import ChatAgent
 from agent.config import Settings
@@ -14,7 +16,8 @@ from agent.llm.provider import make_llm
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ToolContext
-from tests.fake_llm import Reply, call, text, tool_calls
+from tests.fake_llm import Reply, call, streamed, text, tool_calls
+from tools.model_tool import AddModelTool
 
 
 class Add(FunctionTool):
@@ -241,3 +244,59 @@ def test_independent_calls_run_concurrently_and_answer_in_call_order(fake_llm):
     started = time.monotonic()
     agent.send_message("two in order")
     assert time.monotonic() - started >= 0.6
+
+
+def either(body: dict):
+    """The same answer, as server-sent events when the request asks for a stream."""
+    return lambda request: streamed(body) if request.get("stream") else Reply(body)
+
+
+@pytest.mark.parametrize("backend", ["wrapper", "chatopenai"])
+@pytest.mark.parametrize("watched", [False, True], ids=["invoked", "streamed"])
+def test_the_tutorials_turn_on_both_backends_streamed_or_not(backend, watched, fake_llm, device_service):
+    """One code path for every chat model: .stream() when someone watches the text, else .invoke()."""
+    llm = make_llm(Settings(llm_backend=backend, llm_model="fake-model"), fake_llm.url, api_key="k")
+    registry = ToolRegistry()
+    registry.register(AddModelTool(f"{device_service.url}/api/models"))
+    pieces: list[str] = []
+    agent = ChatAgent(
+        llm,
+        registry,
+        user_id="alice",
+        permissions=frozenset({"add_model"}),
+        system_prompt="SYS",
+        on_text=pieces.append if watched else None,
+    )
+    c = call("add_device_model", {"model": "CPH2223"}, "call_abc123")
+    fake_llm.add(either(tool_calls(c)), either(text("已添加 CPH2223。")))
+    assert agent.send_message("帮我添加设备型号 CPH2223") == "已添加 CPH2223。"
+    assert [bool(r.get("stream")) for r in fake_llm.requests] == [watched, watched]
+    assert "".join(pieces) == ("已添加 CPH2223。" if watched else "")
+    sent_call, sent_result = sent(fake_llm, 1)[2:]
+    assert sent_call == assistant(c)
+    envelope = envelope_of(sent_result["content"])
+    assert (sent_result["tool_call_id"], envelope["ok"], envelope["data"]["model"]) == (
+        "call_abc123",
+        True,
+        "CPH2223",
+    )
+    assert [type(m).__name__ for m in agent.memory.history()][-3:] == [
+        "AIMessage",
+        "ToolMessage",
+        "AIMessage",
+    ]
+
+
+@pytest.mark.parametrize("watched", [False, True], ids=["invoked", "streamed"])
+def test_any_langchain_chat_model_drives_the_loop(watched, fake_llm):
+    """langchain-openai's own ChatOpenAI, not a class of ours: the loop only uses the standard interface."""
+    llm = ChatOpenAI(base_url=fake_llm.url, api_key=SecretStr("k"), model="fake-model")
+    registry = ToolRegistry()
+    registry.register(Add())
+    pieces: list[str] = []
+    agent = ChatAgent(llm, registry, system_prompt="SYS", on_text=pieces.append if watched else None)
+    c = call("add", {"a": 2, "b": 3}, "call_x")
+    fake_llm.add(either(tool_calls(c)), either(text("2+3=5")))
+    assert agent.send_message("2+3?") == "2+3=5"
+    assert sent(fake_llm, 1)[2:] == [assistant(c), tool_result("call_x", {"ok": True, "data": 5})]
+    assert "".join(pieces) == ("2+3=5" if watched else "")

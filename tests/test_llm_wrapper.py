@@ -6,10 +6,12 @@ import json
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import BaseModel
 
 from agent.llm_wrapper import CustomLLMWrapper, message_to_dict, parse_response
 from agent.types import LLMError
-from tests.fake_llm import Reply, call, text, tool_calls
+from tests.fake_llm import Reply, call, streamed, text, tool_calls
+from tests.openai_like_server import OpenAILikeServer
 
 # The tutorial's response example, verbatim: content null and one tool call.
 TUTORIAL_RESPONSE = {
@@ -236,3 +238,117 @@ def test_retry_after_as_seconds_http_date_or_milliseconds():
     assert server_hint({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
     assert server_hint({"retry-after": "soon"}) is None
     assert 0.25 <= retry_delay(1, {}) <= 1.0  # no hint: 0.5 * 2**1 with jitter in [0.5, 1]
+
+
+TOOL_F = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}
+
+
+@pytest.mark.parametrize(
+    "given, sent_choice",
+    [
+        ("any", "required"),
+        (True, "required"),
+        ("required", "required"),
+        ("auto", "auto"),
+        ("none", "none"),
+        ("f", {"type": "function", "function": {"name": "f"}}),
+        ({"type": "function", "function": {"name": "f"}}, {"type": "function", "function": {"name": "f"}}),
+    ],
+)
+def test_tool_choice_is_sent_as_openai_spells_it(fake_llm, given, sent_choice):
+    fake_llm.add(text("ok"))
+    CustomLLMWrapper(base_url=fake_llm.url).bind_tools([TOOL_F], tool_choice=given).invoke("x")
+    assert fake_llm.requests[0]["tool_choice"] == sent_choice
+
+
+def test_an_unknown_tool_choice_is_a_clear_error_before_any_request(fake_llm):
+    with pytest.raises(
+        ValueError, match=r"tool_choice 'g' is not one of auto, none, required, any, True .*\(f\)"
+    ):
+        CustomLLMWrapper(base_url=fake_llm.url).bind_tools([TOOL_F], tool_choice="g")
+    assert fake_llm.requests == []
+
+
+def test_strict_goes_inside_each_function_and_parallel_calls_can_be_turned_off(fake_llm):
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    fake_llm.add(text("ok"))
+    CustomLLMWrapper(base_url=fake_llm.url).bind_tools([add], strict=True, parallel_tool_calls=False).invoke(
+        "x"
+    )
+    sent = fake_llm.requests[0]
+    assert "strict" not in sent and sent["parallel_tool_calls"] is False
+    assert sent["tools"][0]["function"]["strict"] is True
+    assert sent["tools"][0]["function"]["parameters"]["additionalProperties"] is False
+
+
+def test_stop_and_streaming_given_to_the_constructor_are_honoured(fake_llm):
+    fake_llm.add(text("one"), text("two"), streamed(text("three")))
+    llm = CustomLLMWrapper(base_url=fake_llm.url, stop=["END"])
+    assert llm.invoke("x").content == "one"
+    assert llm.invoke("x", stop=["HALT"]).content == "two"
+    streaming = CustomLLMWrapper(base_url=fake_llm.url, streaming=True)
+    assert streaming.invoke("x").content == "three"
+    stops = [r.get("stop") for r in fake_llm.requests]
+    assert stops == [["END"], ["HALT"], None]
+    assert (fake_llm.requests[2]["stream"], fake_llm.requests[2]["stream_options"]) == (
+        True,
+        {"include_usage": True},
+    )
+
+
+def test_raw_newlines_inside_argument_strings_are_accepted():
+    message = parse_response(tool_calls(call("f", '{"text": "line one\nline two"}', "c1")))
+    assert message.tool_calls[0]["args"] == {"text": "line one\nline two"}
+
+
+def test_parts_the_wrapper_cannot_send_are_a_clear_error():
+    image = HumanMessage(
+        content=[{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "x"}}]
+    )
+    with pytest.raises(ValueError, match="sends text only; this human message has a 'image_url' part"):
+        message_to_dict(image)
+    assert message_to_dict(HumanMessage("hi", name="ann")) == {"role": "user", "content": "hi", "name": "ann"}
+
+
+class Joke(BaseModel):
+    """A joke."""
+
+    setup: str
+    punchline: str
+
+
+@pytest.mark.parametrize("method", ["function_calling", "json_mode", "json_schema"])
+def test_structured_output_by_each_method_against_an_openai_like_server(method):
+    with OpenAILikeServer() as server:
+        llm = CustomLLMWrapper(base_url=server.url, api_key="k", model="m")
+        strict = None if method == "json_mode" else True
+        joke = llm.with_structured_output(Joke, method=method, strict=strict)
+        result = joke.invoke("Tell a joke as JSON with 'setup' and 'punchline' keys")
+        streamed_result = list(joke.stream("Tell a joke as JSON with 'setup' and 'punchline' keys"))[-1]
+    sent = server.requests[0]
+    assert server.rejected == []
+    assert isinstance(result, Joke) and streamed_result == result
+    if method == "function_calling":
+        assert sent["tool_choice"] == {"type": "function", "function": {"name": "Joke"}}
+        assert sent["tools"][0]["function"]["strict"] is True
+        assert (result.setup, result.punchline) == ("setup", "punchline")
+    elif method == "json_mode":
+        assert (sent["response_format"], "tools" in sent) == ({"type": "json_object"}, False)
+    else:
+        spec = sent["response_format"]["json_schema"]
+        assert (spec["name"], spec["strict"], spec["schema"]["required"]) == (
+            "Joke",
+            True,
+            ["setup", "punchline"],
+        )
+
+
+def test_structured_output_with_the_raw_message():
+    with OpenAILikeServer() as server:
+        llm = CustomLLMWrapper(base_url=server.url, api_key="k", model="m")
+        out = llm.with_structured_output(Joke, include_raw=True).invoke("a joke, 'why' then 'because'")
+    assert out["parsed"] == Joke(setup="why", punchline="because")
+    assert out["parsing_error"] is None and out["raw"].tool_calls[0]["name"] == "Joke"

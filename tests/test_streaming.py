@@ -6,19 +6,25 @@ import json
 import time
 
 import pytest
+from langchain_core.messages import AIMessageChunk
 
 from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.guards import envelope_of
 from agent.llm.provider import make_llm
 from agent.llm.streaming import StreamAssembler, sse_events
-from agent.llm_wrapper import parse_response
+from agent.llm.tool_calls import normalize
+from agent.llm_wrapper import CustomLLMWrapper, parse_response
 from agent.tools import ToolRegistry
 from agent.types import LLMError
 from tests.fake_llm import Reply, call, chunks, streamed, text, tool_calls
 from tests.test_agent_loop import Add
 
 BASE = {"id": "s", "model": "m"}
+ADD_TOOL = {
+    "type": "function",
+    "function": {"name": "add", "description": "Add.", "parameters": Add.parameters},
+}
 
 
 def assembled(*deltas: dict, finish: str | None = "tool_calls") -> dict:
@@ -130,12 +136,15 @@ def test_a_server_that_ignores_stream_still_works(fake_llm):
     assert json.dumps(fake_llm.requests[0]).count('"stream": true') == 1
 
 
-def test_an_empty_stream_falls_back_to_a_plain_request(fake_llm):
+@pytest.mark.parametrize("backend", ["wrapper", "chatopenai"])
+def test_an_empty_stream_falls_back_to_a_plain_request(backend, fake_llm):
     pieces: list[str] = []
-    agent = ChatAgent(make_llm(Settings(), fake_llm.url), ToolRegistry(), on_text=pieces.append)
+    llm = make_llm(Settings(llm_backend=backend), fake_llm.url)
+    agent = ChatAgent(llm, ToolRegistry(), on_text=pieces.append)
     fake_llm.add(Reply({}, events=[]), text("asked plainly"))
     assert agent.send_message("hi") == "asked plainly"
-    assert [r.get("stream") for r in fake_llm.requests] == [True, None]
+    assert [bool(r.get("stream")) for r in fake_llm.requests] == [True, False]
+    assert "stream_options" not in fake_llm.requests[1]
 
 
 def test_line_separators_inside_the_json_survive(fake_llm):
@@ -162,11 +171,106 @@ def test_malformed_chunks_are_skipped_and_error_events_reported():
         assembler.add({"error": {"message": "overloaded"}})
 
 
-def test_a_trickling_stream_is_cut_at_the_timeout(fake_llm):
-    llm = make_llm(Settings(llm_timeout=1), fake_llm.url)
+@pytest.mark.parametrize("backend", ["wrapper", "chatopenai"])
+def test_a_trickling_stream_is_cut_at_the_timeout(backend, fake_llm):
+    llm = make_llm(Settings(llm_timeout=1, llm_backend=backend), fake_llm.url)
     events = [{"id": "s", "model": "m", "choices": [{"index": 0, "delta": {"content": "."}}]}] * 300
     fake_llm.add(Reply({}, events=events))
     started = time.monotonic()
     with pytest.raises(LLMError, match="did not finish its answer in time"):
         ChatAgent(llm, ToolRegistry(), on_text=lambda piece: None).send_message("hi")
+    assert time.monotonic() - started < 2.5
+
+
+ADD_CALL = call("add", {"a": 20, "b": 22}, "call_s1")
+
+
+def merged(chunks: list) -> AIMessageChunk:
+    out = chunks[0]
+    for chunk in chunks[1:]:
+        out = out + chunk
+    return out
+
+
+def test_stream_yields_chunks_with_tool_call_chunks_and_usage_on_the_last(fake_llm):
+    fake_llm.add(streamed(tool_calls(ADD_CALL, content="Adding.")))
+    chunks = list(CustomLLMWrapper(base_url=fake_llm.url).bind_tools([ADD_TOOL]).stream("x"))
+    assert all(isinstance(c, AIMessageChunk) for c in chunks)
+    assert sum(1 for c in chunks if c.tool_call_chunks) >= 3  # the head and argument pieces, as they came
+    last = chunks[-1]
+    assert last.chunk_position == "last"
+    assert last.usage_metadata == {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+    assert last.response_metadata["finish_reason"] == "tool_calls"
+    whole = merged(chunks)
+    assert whole.content == "Adding."
+    assert whole.tool_calls == [
+        {"name": "add", "args": {"a": 20, "b": 22}, "id": "call_s1", "type": "tool_call"}
+    ]
+    assert fake_llm.requests[0]["stream_options"] == {"include_usage": True}
+
+
+def test_deltas_without_index_become_chunks_langchain_merges_right(fake_llm):
+    deltas = [
+        {"tool_calls": [{"id": "a", "function": {"name": "add"}}]},
+        {"tool_calls": [{"function": {"arguments": '{"a": 1, "b": 1}'}}]},
+        {"tool_calls": [{"id": "b", "function": {"name": "add", "arguments": '{"a": 3, "b": 3}'}}]},
+        {"tool_calls": [{"function": {"arguments": '{"a": 3, "b": 3}'}}]},  # repeated at the end
+    ]
+    events = [{**BASE, "choices": [{"index": 0, "delta": d}]} for d in deltas]
+    events.append({**BASE, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    fake_llm.add(Reply({}, events=events))
+    whole = merged(list(CustomLLMWrapper(base_url=fake_llm.url).stream("x")))
+    assert [(c["id"], c["args"]) for c in whole.tool_calls] == [
+        ("a", {"a": 1, "b": 1}),
+        ("b", {"a": 3, "b": 3}),
+    ]
+
+
+async def test_async_invoke_and_stream_on_httpx(fake_llm):
+    fake_llm.add(
+        Reply({"error": "slow down"}, 429, {"Retry-After": "0"}), text("你好"), streamed(tool_calls(ADD_CALL))
+    )
+    llm = CustomLLMWrapper(base_url=fake_llm.url, api_key="k")
+    reply = await llm.ainvoke("hi")
+    chunks = [c async for c in llm.bind_tools([ADD_TOOL]).astream("x")]
+    assert (reply.content, len(fake_llm.requests)) == ("你好", 3)
+    assert merged(chunks).tool_calls[0]["args"] == {"a": 20, "b": 22}
+    assert chunks[-1].usage_metadata["total_tokens"] == 15
+    assert fake_llm.headers[0]["Authorization"] == "Bearer k"
+
+
+async def test_async_failures_are_one_clear_line(fake_llm):
+    fake_llm.add(Reply({"error": "no"}, 500), Reply({"error": "no"}, 400))
+    llm = CustomLLMWrapper(base_url=fake_llm.url)
+    with pytest.raises(LLMError, match=r"chat/completions answered HTTP 500"):
+        await llm.ainvoke("x")
+    with pytest.raises(LLMError, match=r"answered HTTP 400"):
+        [c async for c in llm.astream("x")]
+    with pytest.raises(LLMError, match=r"cannot reach LLM endpoint http://127.0.0.1:9/v1"):
+        await CustomLLMWrapper(base_url="http://127.0.0.1:9/v1").ainvoke("x")
+
+
+async def test_async_stream_broken_off_inside_the_arguments_runs_nothing(fake_llm):
+    events = chunks(tool_calls(ADD_CALL))[:3]
+    fake_llm.add(Reply({}, events=events, done=False), Reply({}, events=[]), text("plain"))
+    llm = CustomLLMWrapper(base_url=fake_llm.url)
+    cut = merged([c async for c in llm.astream("x")])
+    assert cut.response_metadata["finish_reason"] == "incomplete"
+    message = normalize(cut)
+    assert (
+        message.tool_calls == [] and "cut off inside the arguments" in message.invalid_tool_calls[0]["error"]
+    )
+    fallback = merged([c async for c in llm.astream("x")])  # an empty event stream: asked plainly
+    assert fallback.content == "plain" and [bool(r.get("stream")) for r in fake_llm.requests[1:]] == [
+        True,
+        False,
+    ]
+
+
+async def test_async_trickling_stream_is_cut_at_the_timeout(fake_llm):
+    events = [{"id": "s", "model": "m", "choices": [{"index": 0, "delta": {"content": "."}}]}] * 300
+    fake_llm.add(Reply({}, events=events))
+    started = time.monotonic()
+    with pytest.raises(LLMError, match="did not finish its answer in time"):
+        [c async for c in CustomLLMWrapper(base_url=fake_llm.url, timeout=1).astream("x")]
     assert time.monotonic() - started < 2.5

@@ -7,6 +7,8 @@ tool calls, which pass through the same normalization as the wrapper's (`agent/l
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,24 +44,35 @@ class ChatOpenAIBackend(ChatOpenAI):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        """ChatOpenAI's stream; one broken off ends marked incomplete, an empty one is asked again plainly."""
+        """ChatOpenAI's stream, within the timeout as a whole; one broken off ends marked incomplete,
+        an empty one is asked again plainly."""
         kwargs["timeout"] = self._bounded(kwargs.get("timeout"))
+        give_up_at = time.monotonic() + (kwargs["timeout"] or math.inf)
         finished = arrived = False
-        try:
-            with self._endpoint_errors():
-                for chunk in super()._stream(messages, stop, run_manager, **kwargs):
-                    finished = finished or bool((chunk.generation_info or {}).get("finish_reason"))
-                    arrived = True
-                    yield chunk
-        except LLMError:
-            if not arrived:
-                raise
+        for chunk in self._until_broken(super()._stream(messages, stop, run_manager, **kwargs)):
+            if time.monotonic() > give_up_at:
+                raise LLMError(f"LLM endpoint {self.openai_api_base} did not finish its answer in time")
+            finished = finished or bool((chunk.generation_info or {}).get("finish_reason"))
+            arrived = True
+            yield chunk
         if not arrived:  # accepted `stream` but sent nothing: ask plainly
             plain = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
             yield ChatGenerationChunk(message=as_chunk(plain))  # type: ignore[arg-type]
         elif not finished:
             incomplete = {"finish_reason": INCOMPLETE}
             yield ChatGenerationChunk(message=AIMessageChunk(content="", response_metadata=incomplete))
+
+    def _until_broken(self, chunks: Iterator[ChatGenerationChunk]) -> Iterator[ChatGenerationChunk]:
+        """The chunks; a connection failing after the first ends the stream, before it is an LLMError."""
+        arrived = False
+        try:
+            with self._endpoint_errors():
+                for chunk in chunks:
+                    arrived = True
+                    yield chunk
+        except LLMError:
+            if not arrived:
+                raise
 
     def _bounded(self, timeout: float | None) -> float | None:
         """The turn's remaining time, but never more than LLM_TIMEOUT."""
