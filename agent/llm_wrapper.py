@@ -9,7 +9,6 @@ The calls pass through the one normalization every backend shares (`agent/llm/to
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -31,7 +30,7 @@ from agent.llm.streaming import (
     usage_metadata,
 )
 from agent.llm.tool_calls import calls_in
-from agent.llm.transport import apost, async_client, json_body, post, session_for
+from agent.llm.transport import Post, apost, async_client, json_body, post, session_for
 from agent.types import ApiResponse, LLMError, clamp
 
 __all__ = ["CustomLLMWrapper", "message_to_dict", "parse_response"]
@@ -118,15 +117,7 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        timeout = self._timeout(kwargs)
-        resp = post(
-            self._session,
-            self._url(),
-            self._body(messages, stop, kwargs),
-            self._headers(),
-            timeout,
-            self.max_retries,
-        )
+        resp = post(self._session, self._request(messages, stop, kwargs))
         return ChatResult(generations=[ChatGeneration(message=parse_response(json_body(resp)))])
 
     async def _agenerate(
@@ -136,9 +127,8 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        timeout, body = self._timeout(kwargs), self._body(messages, stop, kwargs)
         async with async_client(self.base_url) as client:
-            resp = await apost(client, self._url(), body, self._headers(), timeout, self.max_retries)
+            resp = await apost(client, self._request(messages, stop, kwargs))
         return ChatResult(generations=[ChatGeneration(message=parse_response(json_body(resp)))])
 
     def _stream(
@@ -148,18 +138,17 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        timeout = self._timeout(kwargs)
-        give_up_at, body = time.monotonic() + timeout, self._body(messages, stop, kwargs, stream=True)
-        resp = post(self._session, self._url(), body, self._headers(), timeout, self.max_retries, stream=True)
+        request = self._request(messages, stop, kwargs, stream=True)
+        resp = post(self._session, request)
         if not _is_event_stream(resp.headers):  # a server that ignores `stream`
             yield _whole(json_body(resp))
             return
         assembler = StreamAssembler()
-        yield from read_stream(resp, assembler, self._url(), give_up_at)
+        yield from read_stream(resp, assembler, request.url, request.give_up_at)
         if assembler.events:
             yield _generation(assembler.last())
         else:  # accepted `stream` but sent nothing: ask plainly
-            yield _whole(json_body(post(self._session, self._url(), *self._plain(body, give_up_at))))
+            yield _whole(json_body(post(self._session, _plain(request))))
 
     async def _astream(
         self,
@@ -168,53 +157,40 @@ class CustomLLMWrapper(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        timeout = self._timeout(kwargs)
-        give_up_at, body = time.monotonic() + timeout, self._body(messages, stop, kwargs, stream=True)
-        assembler = StreamAssembler()
+        request, assembler = self._request(messages, stop, kwargs, stream=True), StreamAssembler()
         async with async_client(self.base_url) as client:
-            resp = await apost(client, self._url(), body, self._headers(), timeout, self.max_retries, True)
+            resp = await apost(client, request)
             if not _is_event_stream(resp.headers):
                 await resp.aread()
                 yield _whole(json_body(resp))
                 return
-            async for chunk in aread_stream(resp, assembler, self._url(), give_up_at):
+            async for chunk in aread_stream(resp, assembler, request.url, request.give_up_at):
                 yield chunk
             if not assembler.events:
-                yield _whole(json_body(await apost(client, self._url(), *self._plain(body, give_up_at))))
+                yield _whole(json_body(await apost(client, _plain(request))))
                 return
         yield _generation(assembler.last())
 
-    def _plain(self, body: dict[str, Any], give_up_at: float) -> tuple[Any, ...]:
-        """The request again without `stream`, for the time left and no retries: the server accepted the
-        stream but sent nothing (llama-cpp-python's server does so when tools are offered)."""
-        plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
-        return plain, self._headers(), max(0.1, give_up_at - time.monotonic()), 0
-
-    def _timeout(self, kwargs: dict[str, Any]) -> float:
-        return clamp(kwargs.pop("timeout", None), self.timeout)
-
-    def _url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
-
-    def _headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-
-    def _body(
+    def _request(
         self,
         messages: list[BaseMessage],
         stop: list[str] | None,
         kwargs: dict[str, Any],
         stream: bool = False,
-    ) -> dict[str, Any]:
-        settings: dict[str, Any] = {
+    ) -> Post:
+        """The POST for these messages: the model's settings, this call's parameters, its timeout."""
+        timeout = clamp(kwargs.pop("timeout", None), self.timeout)
+        settings = {
             "model": self.model or None,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
-        settings["stop"] = stop or self.stop
+        params = {**settings, "stop": stop or self.stop}
         if stream:
             kwargs = {**kwargs, "stream": True, "stream_options": {"include_usage": True}}
-        return chat_body(messages, settings, kwargs)
+        url = self.base_url.rstrip("/") + "/chat/completions"
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        return Post(url, chat_body(messages, params, kwargs), headers, timeout, self.max_retries, stream)
 
     parse_response: ClassVar[Callable[[dict[str, Any]], AIMessage]] = staticmethod(parse_response)
 
@@ -228,6 +204,13 @@ def _is_event_stream(headers: Any) -> bool:
 
 def _generation(chunk: Any) -> ChatGenerationChunk:
     return ChatGenerationChunk(message=chunk)
+
+
+def _plain(request: Post) -> Post:
+    """The request again without `stream`, for the time left and no retries: the server accepted the
+    stream but sent nothing (llama-cpp-python's server does so when tools are offered)."""
+    body = {k: v for k, v in request.body.items() if k not in ("stream", "stream_options")}
+    return Post(request.url, body, request.headers, request.left())
 
 
 def _whole(body: dict[str, Any]) -> ChatGenerationChunk:

@@ -1,8 +1,9 @@
 """`make bench`: this agent against a bare loop and the frameworks people use, on one scripted loopback model.
 
 Prints ms per model round trip (3 tool rounds + an answer per conversation, interleaved batches), a
-round of 5 parallel 200 ms tools, import times, the peak RSS of `main.py -m`, and tool selection
-(recall@5 and schema tokens) on tools built from the Python standard library's public functions.
+round of 5 parallel 200 ms tools, import and exit cost (`import_cost.py`), the peak RSS of `main.py -m`,
+and tool selection (recall@5 and schema tokens) on tools built from the Python standard library's public
+functions.
 """
 
 from __future__ import annotations
@@ -18,16 +19,11 @@ import time
 from pathlib import Path
 
 from benchmarks import scripted_llm
+from benchmarks.import_cost import report as import_report
 from benchmarks.tool_selection_bench import selection_report
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ("langchain", "openai-agents", "pydantic-ai")
-IMPORTS = {
-    "ours": "agent.agent",
-    "langchain": "langchain.agents",
-    "openai-agents": "agents",
-    "pydantic-ai": "pydantic_ai",
-}
 REQUESTS_PER_CONVERSATION = scripted_llm.ROUNDS + 1
 
 
@@ -94,16 +90,6 @@ def parallel_round(url: str, round_trip_ms: float) -> tuple[float, float]:
     return tools_round, tools_round / 0.2
 
 
-def import_seconds(python: str, module: str, repeat: int = 7) -> float:
-    def timed(code: str) -> float:
-        start = time.perf_counter()
-        subprocess.run([python, "-c", code], check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        return time.perf_counter() - start
-
-    baseline = statistics.median(timed("pass") for _ in range(repeat))
-    return statistics.median(timed(f"import {module}") for _ in range(repeat)) - baseline
-
-
 def peak_rss_mib(url: str) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "LLM_BASE_URL": url, "DEVICE_DB": f"{tmp}/d.db", "AUDIT_LOG": f"{tmp}/a.jsonl"}
@@ -144,19 +130,7 @@ def main() -> None:
     print(
         f"5 parallel 200 ms tools: a round takes {seconds * 1000:.0f} ms, {ratio:.2f}x one tool (goal: 1.15)"
     )
-    imports = {
-        name: import_seconds(sys.executable if name == "ours" else args.peers_python, module)
-        for name, module in IMPORTS.items()
-    }
-    fastest_import = min(PEERS, key=lambda p: imports[p])
-    print(
-        "import time (median of 7, minus a bare interpreter): "
-        + ", ".join(f"{name} {value * 1000:.0f} ms" for name, value in imports.items())
-    )
-    print(
-        f"  ours / fastest peer ({fastest_import}) = {imports['ours'] / imports[fastest_import]:.2f}"
-        " (goal <= 0.5)"
-    )
+    print(import_report(args.peers_python))
     print(f"peak RSS of main.py -m (embedded device service, scripted model): {peak_rss_mib(url):.0f} MiB")
     print(selection_report())
     server.shutdown()

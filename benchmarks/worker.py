@@ -9,6 +9,14 @@ import sys
 import time
 from collections.abc import Callable
 
+# What a run of each framework imports (its function below): timed as whole processes by import_cost.py.
+RUN_IMPORTS = {
+    "ours": "agent.agent, agent.llm_wrapper, agent.tools",
+    "langchain": "langchain.agents, langchain_core.tools, langchain_openai",
+    "openai-agents": "agents, openai",
+    "pydantic-ai": "pydantic_ai, pydantic_ai.models.openai, pydantic_ai.providers.openai",
+}
+
 
 def noop() -> str:
     """Do nothing."""

@@ -47,10 +47,8 @@ class TestCustomLLMWrapperUnit(ChatModelUnitTests):
         return True
 
 
-class TestCustomLLMWrapperIntegration(ChatModelIntegrationTests):
-    @property
-    def chat_model_class(self) -> type[CustomLLMWrapper]:
-        return CustomLLMWrapper
+class LoopbackSuite(ChatModelIntegrationTests):
+    """The integration suite on the loopback server: what every model run through it here shares."""
 
     @property
     def chat_model_params(self) -> dict[str, Any]:
@@ -65,6 +63,12 @@ class TestCustomLLMWrapperIntegration(ChatModelIntegrationTests):
         return "loopback-model-override"
 
 
+class TestCustomLLMWrapperIntegration(LoopbackSuite):
+    @property
+    def chat_model_class(self) -> type[CustomLLMWrapper]:
+        return CustomLLMWrapper
+
+
 class TestCustomLLMWrapperJsonSchema(TestCustomLLMWrapperIntegration):
     """The same suite with structured output by `response_format` json_schema instead of a tool call."""
 
@@ -73,22 +77,14 @@ class TestCustomLLMWrapperJsonSchema(TestCustomLLMWrapperIntegration):
         return {"method": "json_schema"}
 
 
-class TestChatOpenAIControl(ChatModelIntegrationTests):
+class TestChatOpenAIControl(LoopbackSuite):
     @property
     def chat_model_class(self) -> type[ChatOpenAI]:
         return ChatOpenAI
 
     @property
     def chat_model_params(self) -> dict[str, Any]:
-        return {"base_url": SERVER.url, "api_key": "sk-loopback", "model": MODEL, "stream_usage": True}
-
-    @property
-    def supports_json_mode(self) -> bool:
-        return True
-
-    @property
-    def model_override_value(self) -> str:
-        return "loopback-model-override"
+        return {**super().chat_model_params, "stream_usage": True}
 
 
 class TestChatOpenAIBackendIntegration(TestChatOpenAIControl):

@@ -12,6 +12,7 @@ import os
 import random
 import time
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -75,50 +76,60 @@ def server_hint(headers: Mapping[str, str]) -> float | None:
         return None
 
 
-def post(
-    session: requests.Session,
-    url: str,
-    body: dict[str, Any],
-    headers: dict[str, str],
-    timeout: float,
-    max_retries: int,
-    stream: bool = False,
-) -> requests.Response:
-    """The endpoint's successful response (its body still unread when `stream`)."""
-    give_up_at = time.monotonic() + timeout
-    for attempt in range(max_retries + 1):
-        resp = _send(session, url, body, headers, give_up_at, stream)
-        wait = _retry_wait(resp.status_code, resp.headers, attempt, max_retries, give_up_at)
-        if wait is None:
+@dataclass
+class Post:
+    """One POST to the endpoint: what to send, and the deadline and retries it gets."""
+
+    url: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    timeout: float
+    max_retries: int = 0
+    stream: bool = False  # the response's body is left unread, to be read as a stream
+    give_up_at: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.give_up_at = time.monotonic() + self.timeout
+
+    def left(self) -> float:
+        return max(0.1, self.give_up_at - time.monotonic())
+
+    def retry_wait(self, status: int, headers: Mapping[str, str], attempt: int) -> float | None:
+        """Seconds to wait before asking again, or None: not a retryable status, or no time left."""
+        if status not in RETRY_STATUSES:
+            return None
+        wait = retry_delay(attempt, headers)
+        return None if time.monotonic() + wait >= self.give_up_at else wait
+
+    def failure(self, status: int, text: str) -> LLMError:
+        return LLMError(f"LLM endpoint {self.url} answered HTTP {status}: {text[:200]}")
+
+
+def post(session: requests.Session, request: Post) -> requests.Response:
+    """The endpoint's successful response, after the retries 429 and 503 get."""
+    resp = _send(session, request)
+    for attempt in range(request.max_retries):
+        if (wait := request.retry_wait(resp.status_code, resp.headers, attempt)) is None:
             break
         resp.close()
         time.sleep(wait)
+        resp = _send(session, request)
     if resp.status_code >= 400:
-        raise LLMError(f"LLM endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
+        raise request.failure(resp.status_code, resp.text)
     return resp
 
 
-async def apost(
-    client: httpx.AsyncClient,
-    url: str,
-    body: dict[str, Any],
-    headers: dict[str, str],
-    timeout: float,
-    max_retries: int,
-    stream: bool = False,
-) -> httpx.Response:
+async def apost(client: httpx.AsyncClient, request: Post) -> httpx.Response:
     """`post` for asyncio, on an httpx client from `async_client`."""
-    give_up_at = time.monotonic() + timeout
-    for attempt in range(max_retries + 1):
-        resp = await _asend(client, url, body, headers, give_up_at, stream)
-        wait = _retry_wait(resp.status_code, resp.headers, attempt, max_retries, give_up_at)
-        if wait is None:
+    resp = await _asend(client, request)
+    for attempt in range(request.max_retries):
+        if (wait := request.retry_wait(resp.status_code, resp.headers, attempt)) is None:
             break
         await resp.aclose()
         await asyncio.sleep(wait)
+        resp = await _asend(client, request)
     if resp.status_code >= 400:
-        await resp.aread()
-        raise LLMError(f"LLM endpoint {url} answered HTTP {resp.status_code}: {resp.text[:200]}")
+        raise request.failure(resp.status_code, (await resp.aread()).decode("utf-8", "replace"))
     return resp
 
 
@@ -139,16 +150,6 @@ async def byte_lines(resp: httpx.Response) -> AsyncIterator[str]:
         yield buffer.decode("utf-8", "replace")
 
 
-def _retry_wait(
-    status: int, headers: Mapping[str, str], attempt: int, max_retries: int, give_up_at: float
-) -> float | None:
-    """Seconds to wait before asking again, or None: not a retryable status, no retries or time left."""
-    if status not in RETRY_STATUSES or attempt == max_retries:
-        return None
-    wait = retry_delay(attempt, headers)
-    return None if time.monotonic() + wait >= give_up_at else wait
-
-
 def json_body(resp: requests.Response | httpx.Response) -> dict[str, Any]:
     try:
         data = resp.json()
@@ -161,40 +162,33 @@ def json_body(resp: requests.Response | httpx.Response) -> dict[str, Any]:
     return data
 
 
-def _send(
-    session: requests.Session,
-    url: str,
-    body: dict[str, Any],
-    headers: dict[str, str],
-    give_up_at: float,
-    stream: bool,
-) -> requests.Response:
-    left = max(0.1, give_up_at - time.monotonic())
+def _send(session: requests.Session, request: Post) -> requests.Response:
+    left = request.left()
     try:
-        return session.post(url, json=body, headers=headers, timeout=(min(5.0, left), left), stream=stream)
+        return session.post(
+            request.url,
+            json=request.body,
+            headers=request.headers,
+            timeout=(min(5.0, left), left),
+            stream=request.stream,
+        )
     except requests.Timeout:
-        raise LLMError(f"LLM endpoint {url} did not answer within {left:.3g}s") from None
+        raise LLMError(f"LLM endpoint {request.url} did not answer within {left:.3g}s") from None
     except requests.ConnectionError as e:
-        raise LLMError(f"cannot reach LLM endpoint {url}: {type(e).__name__}") from None
+        raise LLMError(f"cannot reach LLM endpoint {request.url}: {type(e).__name__}") from None
 
 
-async def _asend(
-    client: httpx.AsyncClient,
-    url: str,
-    body: dict[str, Any],
-    headers: dict[str, str],
-    give_up_at: float,
-    stream: bool,
-) -> httpx.Response:
+async def _asend(client: httpx.AsyncClient, request: Post) -> httpx.Response:
     import httpx
 
-    left = max(0.1, give_up_at - time.monotonic())
-    request = client.build_request(
-        "POST", url, json=body, headers=headers, timeout=httpx.Timeout(left, connect=min(5.0, left))
+    left = request.left()
+    timeout = httpx.Timeout(left, connect=min(5.0, left))
+    sent = client.build_request(
+        "POST", request.url, json=request.body, headers=request.headers, timeout=timeout
     )
     try:
-        return await client.send(request, stream=stream)
+        return await client.send(sent, stream=request.stream)
     except httpx.TimeoutException:
-        raise LLMError(f"LLM endpoint {url} did not answer within {left:.3g}s") from None
+        raise LLMError(f"LLM endpoint {request.url} did not answer within {left:.3g}s") from None
     except httpx.TransportError as e:
-        raise LLMError(f"cannot reach LLM endpoint {url}: {type(e).__name__}") from None
+        raise LLMError(f"cannot reach LLM endpoint {request.url}: {type(e).__name__}") from None
