@@ -274,3 +274,11 @@ async def test_async_trickling_stream_is_cut_at_the_timeout(fake_llm):
     with pytest.raises(LLMError, match="did not finish its answer in time"):
         [c async for c in CustomLLMWrapper(base_url=fake_llm.url, timeout=1).astream("x")]
     assert time.monotonic() - started < 2.5
+
+
+async def test_chatopenai_backend_async_failures_are_one_clear_line(fake_llm):
+    fake_llm.add(Reply({"error": {"message": "no"}}, 400), text("ok"))
+    llm = make_llm(Settings(llm_backend="chatopenai"), fake_llm.url)
+    with pytest.raises(LLMError, match=r"chat/completions answered HTTP 400"):
+        await llm.ainvoke("x")
+    assert (await llm.ainvoke("x")).content == "ok"

@@ -30,12 +30,12 @@ class ChatOpenAIBackend(ChatOpenAI):
     def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
         kwargs["timeout"] = self._bounded(kwargs.get("timeout"))
         with self._endpoint_errors():
-            result = super()._generate(*args, **kwargs)
-        for generation in result.generations:
-            message = getattr(generation, "message", None)
-            if isinstance(message, AIMessage):
-                generation.message = normalize(message)  # type: ignore[attr-defined]
-        return result
+            return _normalized(super()._generate(*args, **kwargs))
+
+    async def _agenerate(self, *args: Any, **kwargs: Any) -> ChatResult:
+        kwargs["timeout"] = self._bounded(kwargs.get("timeout"))
+        with self._endpoint_errors():
+            return _normalized(await super()._agenerate(*args, **kwargs))
 
     def _stream(
         self,
@@ -93,3 +93,11 @@ class ChatOpenAIBackend(ChatOpenAI):
             raise LLMError(f"cannot reach LLM endpoint {url}: {e}") from None
         except httpx.TransportError as e:  # the connection failed mid-stream
             raise LLMError(f"LLM endpoint {url} broke off its answer: {type(e).__name__}") from None
+
+
+def _normalized(result: ChatResult) -> ChatResult:
+    for generation in result.generations:
+        message = getattr(generation, "message", None)
+        if isinstance(message, AIMessage):
+            generation.message = normalize(message)  # type: ignore[attr-defined]
+    return result
