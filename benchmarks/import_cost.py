@@ -65,14 +65,12 @@ def report(peers_python: str, repeat: int = 11) -> str:
     cases |= {f"{p} (package)": (peers_python, PACKAGES[p], "") for p in PEERS}
     cases |= {f"{p} (a run)": (peers_python, RUN_IMPORTS[p], "") for p in PEERS}
     m = medians(cases, repeat)
-    lines = [
-        f"whole process, start to exit (median of {repeat}, interleaved): whole = import + exit + startup"
-    ]
+    lines = [f"whole process, start to exit (median of {repeat}, interleaved runs)"]
     lines += [
-        f"  {n:<26} {w * 1000:6.0f} ms = {i * 1000:4.0f} + {e * 1000:3.0f} + ..."
+        f"  {n:<24} {w * 1000:5.0f} ms  (import {i * 1000:4.0f}, exit {e * 1000:3.0f})"
         for n, (w, i, e) in m.items()
     ]
-    fastest = min((n for n in m if n.endswith(")")), key=lambda n: m[n][0])
+    fastest = min((n for n in m if n.split(" (")[0] in PEERS), key=lambda n: m[n][0])
     lines.append(
         f"  ours / fastest peer ({fastest}) = {m['ours'][0] / m[fastest][0]:.2f} (goal <= 0.5); the floor, "
         f"BaseChatModel alone, = {m['floor'][0] / m[fastest][0]:.2f}; ours - floor = "
