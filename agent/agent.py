@@ -118,7 +118,7 @@ class ChatAgent:
             reply = self._streamed(llm, self.on_text, timeout)
         else:
             reply = llm.invoke(self.memory.messages(), timeout=timeout)
-        return normalize(reply)  # a reply cut off inside a call's arguments runs none of it
+        return normalize(reply)  # unique ids, lenient arguments; a call cut off mid-arguments is not run
 
     def _streamed(self, llm: Runnable[Any, Any], on_text: Callable[[str], None], timeout: float) -> Any:
         """The streamed chunks, shown as they come and merged into one message."""

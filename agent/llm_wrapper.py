@@ -22,14 +22,13 @@ from pydantic import Field, PrivateAttr, ValidationError
 
 from agent.llm.request import chat_body, message_to_dict, tool_choice
 from agent.llm.streaming import (
-    INCOMPLETE,
     StreamAssembler,
     aread_stream,
     as_chunk,
     read_stream,
     usage_metadata,
 )
-from agent.llm.tool_calls import calls_in
+from agent.llm.tool_calls import CUT_OFF_REASONS, calls_in
 from agent.llm.transport import Post, apost, async_client, json_body, post, session_for
 from agent.types import ApiResponse, LLMError, clamp
 
@@ -46,7 +45,7 @@ def parse_response(body: dict[str, Any]) -> AIMessage:
     if not response.choices:
         raise LLMError(f"LLM endpoint answered without choices: {json.dumps(body, ensure_ascii=False)[:200]}")
     choice = response.choices[0]
-    cut_off = choice.finish_reason in ("length", INCOMPLETE)
+    cut_off = choice.finish_reason in CUT_OFF_REASONS
     content, calls, invalid = calls_in(
         choice.message.content or "", list(choice.message.tool_calls or []), cut_off
     )

@@ -19,8 +19,8 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
-from agent.llm.streaming import INCOMPLETE, as_chunk
-from agent.llm.tool_calls import normalize
+from agent.llm.streaming import as_chunk
+from agent.llm.tool_calls import INCOMPLETE, normalize
 from agent.types import LLMError, clamp
 
 

@@ -22,13 +22,12 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk
 
+from agent.llm.tool_calls import INCOMPLETE
 from agent.llm.transport import byte_lines
 from agent.types import LLMError
 
 if TYPE_CHECKING:
     import httpx
-
-INCOMPLETE = "incomplete"
 
 
 DONE: dict[str, Any] = {}  # what `sse_event` returns for `data: [DONE]`

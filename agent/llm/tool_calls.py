@@ -62,7 +62,8 @@ def split_calls(
     return calls, invalid
 
 
-CUT_OFF_REASONS = ("length", "incomplete")  # finish reasons of a reply that stopped before its end
+INCOMPLETE = "incomplete"  # the finish reason we give a stream that ended before its own
+CUT_OFF_REASONS = ("length", INCOMPLETE)  # finish reasons of a reply that stopped before its end
 
 
 def calls_in(
