@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import openai
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
@@ -37,26 +37,20 @@ class ChatOpenAIBackend(ChatOpenAI):
         with self._endpoint_errors():
             return _normalized(await super()._agenerate(*args, **kwargs))
 
-    def _stream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> Iterator[ChatGenerationChunk]:
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         """ChatOpenAI's stream, within the timeout as a whole; one broken off ends marked incomplete,
         an empty one is asked again plainly."""
         kwargs["timeout"] = self._bounded(kwargs.get("timeout"))
         give_up_at = time.monotonic() + (kwargs["timeout"] or math.inf)
         finished = arrived = False
-        for chunk in self._until_broken(super()._stream(messages, stop, run_manager, **kwargs)):
+        for chunk in self._until_broken(super()._stream(*args, **kwargs)):
             if time.monotonic() > give_up_at:
                 raise LLMError(f"LLM endpoint {self.openai_api_base} did not finish its answer in time")
             finished = finished or bool((chunk.generation_info or {}).get("finish_reason"))
             arrived = True
             yield chunk
         if not arrived:  # accepted `stream` but sent nothing: ask plainly
-            plain = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
+            plain = self._generate(*args, **kwargs).generations[0].message
             yield ChatGenerationChunk(message=as_chunk(plain))  # type: ignore[arg-type]
         elif not finished:
             incomplete = {"finish_reason": INCOMPLETE}

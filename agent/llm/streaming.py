@@ -63,12 +63,8 @@ def read_stream(
     """The chunks of an event stream; cut off mid-way, what arrived is kept and marked incomplete."""
     try:
         # byte lines, decoded one by one: str.splitlines would also split on U+2028 inside the JSON
-        for line in resp.iter_lines():
-            event = sse_event(line.decode("utf-8", "replace"))
-            if event is DONE:
-                return
-            if event is not None:
-                yield ChatGenerationChunk(message=assembler.add(event))
+        for event in sse_events(line.decode("utf-8", "replace") for line in resp.iter_lines()):
+            yield ChatGenerationChunk(message=assembler.add(event))
             _check_time(url, give_up_at)
     except requests.RequestException as e:
         assembler.broke_off(url, e)
