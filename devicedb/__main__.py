@@ -1,6 +1,10 @@
-"""`python -m devicedb --port P --db FILE`: the device-model service on its own (OpenAPI docs at /docs)."""
+"""`python -m devicedb`: the device-model service on its own (OpenAPI docs at /docs).
+
+SQLite by default (`--db FILE`); Postgres when `--database-url` or DATABASE_URL is `postgresql://...`.
+"""
 
 import argparse
+import os
 
 from devicedb.server import serve_forever
 
@@ -10,8 +14,14 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--db", default="data/devices.db", help="SQLite file (created if missing)")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL"),
+        help="postgresql://user:password@host/dbname; overrides --db (default: $DATABASE_URL)",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     args = parser.parse_args()
-    serve_forever(args.db, args.host, args.port)
+    serve_forever(args.database_url or args.db, args.host, args.port, args.workers)
 
 
 if __name__ == "__main__":

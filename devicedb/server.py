@@ -1,24 +1,36 @@
-"""Run the device service with uvicorn: in a background thread on a free loopback port, or in front."""
+"""Run the device service with uvicorn: in a background thread on a free loopback port, or in front.
+
+A database is a SQLite file path or a `postgresql://` URL (store.open_store). In front, `workers` > 1
+runs that many uvicorn worker processes, each with its own store on the same database.
+"""
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import uvicorn
+from fastapi import FastAPI
 
 from devicedb.app import create_app
-from devicedb.store import DeviceStore
+from devicedb.store import open_store
+
+DATABASE_ENV = "DEVICEDB_DATABASE"  # how `serve_forever` tells its worker processes the database
 
 
 class BackgroundService:
-    """The service on 127.0.0.1:<free port> in a daemon thread; `url` is the base URL, `stop()` ends it."""
+    """The service on 127.0.0.1:<free port> in a daemon thread; `url` is the base URL, `stop()` ends it.
 
-    def __init__(self, db_path: str | Path, port: int = 0) -> None:
-        self.store = DeviceStore(db_path)
+    `store_options` go to the store: `idempotency_ttl` (seconds) and `clock` (a time.time-like callable).
+    """
+
+    def __init__(self, db_path: str | Path, port: int = 0, **store_options: Any) -> None:
+        self.store = open_store(db_path, **store_options)
         # proto=IPPROTO_TCP explicitly: only then does asyncio set TCP_NODELAY (else +40 ms a request)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.bind(("127.0.0.1", port))
@@ -43,6 +55,7 @@ class BackgroundService:
         self._server.should_exit = True
         self._thread.join(timeout=5)
         self._sock.close()
+        self.store.close()
 
     def __enter__(self) -> BackgroundService:
         return self.start()
@@ -51,13 +64,36 @@ class BackgroundService:
         self.stop()
 
 
-def serve_forever(db_path: str | Path, host: str, port: int) -> None:
-    uvicorn.run(create_app(DeviceStore(db_path)), host=host, port=port, log_level="info")
+def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
+    open_store(database).close()  # migrate once, and report a bad database here rather than in each worker
+    os.environ[DATABASE_ENV] = str(database)
+    uvicorn.run(
+        "devicedb.server:app_from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="info",
+    )
 
 
-def models_url(configured: str | None, db_path: Path, stack: ExitStack) -> str:
-    """ADD_MODEL_URL if set, else the URL of an embedded service over `db_path`, stopped with `stack`."""
+def app_from_environment() -> FastAPI:
+    """The app of one uvicorn worker process, on the database `serve_forever` named."""
+    return create_app(open_store(os.environ[DATABASE_ENV]))
+
+
+def models_url(
+    configured: str | None, db_path: Path, stack: ExitStack, database_url: str | None = None
+) -> str:
+    """ADD_MODEL_URL if set, else the URL of an embedded service (on `database_url`, else on `db_path`)."""
     if configured:
         return configured
-    service = stack.enter_context(BackgroundService(db_path))
+    service = stack.enter_context(BackgroundService(database_url or db_path))
     return f"{service.url}/api/models"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
