@@ -79,7 +79,3 @@ class QmarkCursor:
 
     def execute(self, sql: str, params: tuple | list = ()) -> psycopg.Cursor:
         return self.cursor.execute(sql.replace("?", "%s"), params)  # type: ignore[call-overload]
-
-    @property
-    def rowcount(self) -> int:
-        return self.cursor.rowcount

@@ -60,7 +60,9 @@ def _refused(description: str) -> dict[str, Any]:
     return {"model": Rejection, "description": description}
 
 
-_INVALID = {422: _refused("A parameter or a field breaks its rule (named in the body)")}
+_INVALID: dict[int | str, dict[str, Any]] = {
+    422: _refused("A parameter or a field breaks its rule (named in the body)")
+}
 
 ADD_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {

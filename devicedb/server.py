@@ -6,8 +6,12 @@ runs that many uvicorn worker processes, each with its own store on the same dat
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from contextlib import ExitStack
@@ -97,3 +101,55 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+class ServiceProcess:
+    """`python -m devicedb` in a child process on a free loopback port, with `workers` uvicorn workers."""
+
+    def __init__(self, database: str | Path, workers: int = 1) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        where = ["--database-url", str(database)] if "://" in str(database) else ["--db", str(database)]
+        self.command = [sys.executable, "-m", "devicedb", "--port", str(self.port), "--workers", str(workers)]
+        self.command += where
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
+        self._proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60.0) -> ServiceProcess:
+        self._proc = subprocess.Popen(
+            self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log
+        )
+        give_up_at = time.monotonic() + timeout
+        while not self._answers():
+            if self._proc.poll() is not None or time.monotonic() > give_up_at:
+                self.stop()
+                self._log.seek(0)
+                raise RuntimeError(f"`python -m devicedb` did not start: {self._log.read()[-2000:].decode()}")
+            time.sleep(0.05)
+        return self
+
+    def _answers(self) -> bool:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+        try:
+            conn.request("GET", "/api/models?limit=1")
+            return conn.getresponse().status == 200
+        except OSError:
+            return False
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        if self._proc and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._log.close()
+
+    def __enter__(self) -> ServiceProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -2,7 +2,7 @@
 
 A backend (sqlite_store.py, postgres_store.py) brings connections, transactions and the few words of SQL
 that differ; the SQL here is written once, with `?` placeholders and quoted column names. The rules:
-- one row per code: `INSERT ... ON CONFLICT DO NOTHING` inside a transaction;
+- one row per code: `INSERT ... ON CONFLICT` inside a transaction;
 - an Idempotency-Key is claimed first in the add's own transaction, so racing requests with one key
   wait for each other and all get the one stored response; a different body with the key is a conflict;
 - keys expire `idempotency_ttl` seconds (24 h) after their first use and are purged, so the table stays
@@ -31,7 +31,7 @@ class IdempotencyConflict(Exception):
 
 
 class Cursor(Protocol):
-    rowcount: int
+    """What a backend's transaction hands out: `execute` returns a DB-API cursor (rowcount, fetchone...)."""
 
     def execute(self, sql: str, params: tuple | list = ..., /) -> Any: ...
 
@@ -71,15 +71,17 @@ class DeviceStore:
             if idempotency_key and not self._claim(db, idempotency_key, body_hash, record["model"], now):
                 return self._replay(db, idempotency_key, body_hash)
             values = (record["model"], record["marketName"], record.get("marketNameEn"), _iso(now))
+            # DO UPDATE ... WHERE false changes nothing, like DO NOTHING, but Postgres also locks the row
+            # that is there, so a racing DELETE waits until this transaction has read it
             inserted = db.execute(
-                f"INSERT INTO models ({COLUMNS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (model) DO NOTHING",
+                f"INSERT INTO models ({COLUMNS}) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (model) DO UPDATE SET model = excluded.model WHERE false",
                 (*values, record.get("createdBy")),
             )
             created = inserted.rowcount == 1
-            status, response = (
-                (201 if created else 200),
-                {**self._get(db, record["model"]), "created": created},
-            )
+            stored = self._get(db, record["model"])
+            assert stored is not None
+            status, response = (201 if created else 200), {**stored, "created": created}
             if idempotency_key:
                 db.execute(
                     "UPDATE idempotency SET status = ?, response = ? WHERE key = ?",

@@ -149,3 +149,17 @@ def test_64_concurrent_identical_adds_leave_one_row(api, database):
 def test_openapi_docs(service):
     assert requests.get(f"{service.url}/docs").status_code == 200
     assert "/api/models" in requests.get(f"{service.url}/openapi.json").json()["paths"]
+
+
+def test_racing_adds_and_deletes_of_one_code_never_fail(api, database):
+    def add_or_delete(i: int) -> int:
+        if i % 2:
+            return requests.delete(f"{api}/CPH2223", timeout=30).status_code
+        return requests.post(
+            api, json={"model": "CPH2223"}, headers={"Idempotency-Key": f"k{i}"}, timeout=30
+        ).status_code
+
+    with ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(add_or_delete, range(400)))
+    assert set(statuses) <= {200, 201, 404}
+    assert len(rows(database)) <= 1
