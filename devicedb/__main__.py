@@ -6,7 +6,7 @@ SQLite by default (`--db FILE`); Postgres when `--database-url` or DATABASE_URL 
 import argparse
 import os
 
-from devicedb.server import serve_forever
+from devicedb.workers import serve_forever
 
 
 def main() -> None:

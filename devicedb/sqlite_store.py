@@ -1,7 +1,8 @@
 """SqliteStore: the device store on one SQLite file, the embedded default.
 
 Every write takes the database's write lock first (BEGIN IMMEDIATE), in this process and in any other
-worker on the same file, so the rules of store.py hold across threads and processes.
+worker on the same file, so the rules of store.py hold across threads and processes. Threads of one
+process queue on a lock of their own first: SQLite's busy handler would make them sleep and retry.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class SqliteStore(DeviceStore):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._writer = threading.Lock()
         self._opened: list[sqlite3.Connection] = []
         self._connect().execute("PRAGMA journal_mode=WAL")
         self.migrate()
@@ -41,13 +43,14 @@ class SqliteStore(DeviceStore):
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
         conn = self._connect()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._writer:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     @contextmanager
     def reading(self) -> Iterator[Cursor]:

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from devicedb.server import ServiceProcess
+from devicedb.workers import ServiceProcess
 from tests.devicedb_support import rows, stored_keys
 
 
