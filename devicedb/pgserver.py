@@ -92,7 +92,8 @@ class PostgresCluster:
     def _run(self, program: str, *args: str) -> None:
         command = [str(self.bin / program), *args]
         if self.owner:
-            command = ["runuser", "-u", self.owner.pw_name, "--", *command]
+            runuser = shutil.which("runuser") or "/usr/sbin/runuser"
+            command = [runuser, "-u", self.owner.pw_name, "--", *command]
         done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         if done.returncode != 0:
             log = self.dir / "server.log"
