@@ -26,7 +26,14 @@ from devicedb.responses import (
     AddResult,
     rejection,
 )
-from devicedb.schema import CODE_PATTERN, CODE_RULE, TEXT_PATTERN, ModelIn, check_display_text, normalize_code
+from devicedb.schema import (
+    CODE_PATTERN,
+    TEXT_PATTERN,
+    ModelIn,
+    check_display_text,
+    code_problem,
+    normalize_code,
+)
 from devicedb.store import DeviceStore, IdempotencyConflict
 
 MAX_BODY_BYTES = 64 * 1024
@@ -98,7 +105,7 @@ def create_app(store: DeviceStore) -> FastAPI:
 
 def _no_such_model(raw: str, code: str | None) -> JSONResponse:
     if code is None:
-        return rejection(404, "model", f"{raw[:40]!r} is not a model code: {CODE_RULE}")
+        return rejection(404, "model", f"{raw[:40]!r} is not a model code: {code_problem(raw[:40])}")
     return rejection(404, "model", f"no model {code!r} in the database")
 
 

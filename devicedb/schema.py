@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_MARKET_NAME = "营销名未解密"
 CODE_PATTERN = r"^[ \t\r\n]*[A-Za-z0-9]{3,20}[ \t\r\n]*$"
-CODE_RULE = "must be 3-20 letters or digits (ASCII A-Z, a-z, 0-9), e.g. CPH2223; a region suffix is removed"
 FORBIDDEN_IN_TEXT = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
 TEXT_PATTERN = f"^[^{FORBIDDEN_IN_TEXT}]*$"
 REGION_SUFFIXES = (
@@ -51,9 +50,18 @@ _FORBIDDEN = re.compile(f"[{FORBIDDEN_IN_TEXT}\\ud800-\\udfff]")  # lone surroga
 
 def normalize_code(raw: str) -> str | None:
     """The stored form of a model code, or None when `raw` is not a model code."""
-    if not _CODE.fullmatch(raw):
-        return None
-    code = raw.strip(" \t\r\n").upper()
+    return _canonical(raw.strip(" \t\r\n")) if _CODE.fullmatch(raw) else None
+
+
+def code_problem(raw: str) -> str:
+    """Why `raw` is not a model code, in the words of the rule it breaks."""
+    if raw.isascii():
+        return f"must be 3-20 letters or digits (after normalization: {_canonical(raw.strip())!r})"
+    return "must be 3-20 letters or digits, ASCII only (A-Z, a-z, 0-9: other letters are not case-folded)"
+
+
+def _canonical(code: str) -> str:
+    code = code.upper()
     for suffix in REGION_SUFFIXES:
         base = code[: -len(suffix)]
         if code.endswith(suffix) and len(base) >= 3 and base[-1].isdigit():
@@ -101,7 +109,7 @@ class ModelIn(BaseModel):
     def _valid_code(cls, value: str) -> str:
         code = normalize_code(value)
         if code is None:
-            raise ValueError(CODE_RULE)
+            raise ValueError(code_problem(value))
         return code
 
     @field_validator("marketName", "marketNameEn", "createdBy")

@@ -69,7 +69,9 @@ def test_unreadable_bodies_get_400_in_the_services_error_body(api, database, bod
 
 @pytest.mark.parametrize("code", ["uniſ12", "ﬃ123", "ＣＰＨ2223", "CPH2223\u0130"])
 def test_codes_are_checked_as_ascii_before_upper_casing(api, database, code):
-    assert refusal(requests.post(api, json={"model": code})) == (422, "model")
+    resp = requests.post(api, json={"model": code})
+    assert refusal(resp) == (422, "model")
+    assert "ASCII only" in resp.json()["rule"]
     assert rows(database) == []
     requests.post(api, json={"model": "UNIS12"})
     requests.post(api, json={"model": "FFI123"})
