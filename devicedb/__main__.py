@@ -5,7 +5,9 @@ SQLite by default (`--db FILE`); Postgres when `--database-url` or DATABASE_URL 
 
 import argparse
 import os
+import sqlite3
 
+from devicedb.postgres_store import PostgresUnreachable
 from devicedb.workers import serve_forever
 
 
@@ -21,7 +23,10 @@ def main() -> None:
     )
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     args = parser.parse_args()
-    serve_forever(args.database_url or args.db, args.host, args.port, args.workers)
+    try:
+        serve_forever(args.database_url or args.db, args.host, args.port, args.workers)
+    except (PostgresUnreachable, sqlite3.Error, OSError) as e:  # the configuration's fault: one line
+        parser.exit(1, f"python -m devicedb: {e}\n")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -46,8 +47,11 @@ class PostgresStore(DeviceStore):
             self.pool.wait(timeout=connect_timeout)
         except PoolTimeout:
             self.pool.close()
+            where = conninfo_to_dict(url)
+            database, host = where.get("dbname"), where.get("host", "localhost")
             raise PostgresUnreachable(
-                f"no connection to the Postgres database within {connect_timeout:g}s"
+                f"no connection to Postgres database {database!r} on {host} within {connect_timeout:g}s:"
+                " check DATABASE_URL and that the server runs"
             ) from None
         self.migrate()
 

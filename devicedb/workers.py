@@ -73,9 +73,10 @@ class ServiceProcess:
         give_up_at = time.monotonic() + timeout
         while not self._answers():
             if self._proc.poll() is not None or time.monotonic() > give_up_at:
-                self.stop()
                 self._log.seek(0)
-                raise RuntimeError(f"`python -m devicedb` did not start: {self._log.read()[-2000:].decode()}")
+                said = self._log.read()[-2000:].decode(errors="replace")
+                self.stop()
+                raise RuntimeError(f"`python -m devicedb` did not start: {said}")
             time.sleep(0.05)
         return self
 
