@@ -30,8 +30,9 @@ def test_schemathesis_finds_no_failure(database, tmp_path):
             stdin=subprocess.DEVNULL,
             timeout=900,
         )
-    summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr
-    print(summary)
+    lines = run.stdout.strip().splitlines() or [run.stderr]
+    summary = lines[-1]
+    print(*[line.strip() for line in lines if " generated, " in line], summary)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
     assert "No issues found" in summary
     assert "Stateful" in run.stdout and "passed" in run.stdout
