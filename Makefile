@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench
+.PHONY: install run test lint bench postgres fuzz
 
 install: $(STAMP)
 
@@ -17,8 +17,17 @@ $(STAMP): pyproject.toml
 run: install
 	$(PY) main.py
 
-test: install
+test: install postgres
 	$(PY) -m pytest
+
+# The PostgreSQL server binaries (initdb, pg_ctl) the device-service tests and benchmark start a
+# throwaway cluster with; a no-op when they are on PATH or in /usr/lib/postgresql/*/bin already.
+postgres:
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15; }
+
+fuzz: install postgres
+	$(PY) -m pytest -s tests/test_devicedb_fuzz.py
 
 lint: install
 	$(PY) -m ruff check .
@@ -33,7 +42,7 @@ $(PEERS)/.installed: benchmarks/peers-requirements.txt
 	$(PEERS)/bin/python -m pip install --quiet -r benchmarks/peers-requirements.txt
 	touch $@
 
-bench: install $(PEERS)/.installed
+bench: install postgres $(PEERS)/.installed
 	$(PY) -m benchmarks.bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.devicedb_bench
 	$(PY) -m benchmarks.local_model_bench

@@ -1,1 +1,1 @@
-"""devicedb: the real device-model service (HTTP + SQLite) behind the tutorial's ADD_MODEL_URL."""
+"""devicedb: the device-model service behind ADD_MODEL_URL (HTTP; SQLite, or Postgres by DATABASE_URL)."""

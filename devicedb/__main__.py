@@ -1,8 +1,14 @@
-"""`python -m devicedb --port P --db FILE`: the device-model service on its own (OpenAPI docs at /docs)."""
+"""`python -m devicedb`: the device-model service on its own (OpenAPI docs at /docs).
+
+SQLite by default (`--db FILE`); Postgres when `--database-url` or DATABASE_URL is `postgresql://...`.
+"""
 
 import argparse
+import os
+import sqlite3
 
-from devicedb.server import serve_forever
+from devicedb.postgres_store import PostgresUnreachable
+from devicedb.workers import serve_forever
 
 
 def main() -> None:
@@ -10,8 +16,17 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--db", default="data/devices.db", help="SQLite file (created if missing)")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL"),
+        help="postgresql://user:password@host/dbname; overrides --db (default: $DATABASE_URL)",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     args = parser.parse_args()
-    serve_forever(args.db, args.host, args.port)
+    try:
+        serve_forever(args.database_url or args.db, args.host, args.port, args.workers)
+    except (PostgresUnreachable, sqlite3.Error, OSError) as e:  # the configuration's fault: one line
+        parser.exit(1, f"python -m devicedb: {e}\n")
 
 
 if __name__ == "__main__":

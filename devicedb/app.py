@@ -1,6 +1,7 @@
-"""The device-model HTTP service (FastAPI): add, look up and search phone model codes.
+"""The device-model HTTP service (FastAPI): add, look up, search and delete phone model codes.
 
-Every rejection is a 4xx whose JSON body names the field and the rule broken, and writes nothing.
+Every refusal is a 4xx whose JSON body names the field and the rule broken (responses.py), and writes
+nothing; a 405 names every method the path allows; HEAD works wherever GET does.
 """
 
 from __future__ import annotations
@@ -9,22 +10,62 @@ import hashlib
 import json
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Query, Request
+from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import AfterValidator
+from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
-from devicedb.schema import CODE_PATTERN, ModelIn, normalize_code
+from devicedb.middleware import BodyGate, HeadAsGet
+from devicedb.responses import (
+    ADD_RESPONSES,
+    DELETE_RESPONSES,
+    GET_RESPONSES,
+    SEARCH_RESPONSES,
+    AddResult,
+    rejection,
+)
+from devicedb.schema import (
+    CODE_PATTERN,
+    TEXT_PATTERN,
+    ModelIn,
+    check_display_text,
+    code_problem,
+    normalize_code,
+)
 from devicedb.store import DeviceStore, IdempotencyConflict
 
 MAX_BODY_BYTES = 64 * 1024
+MAX_OFFSET = 2**63 - 1  # the largest OFFSET SQLite and Postgres take
+ModelCode = Annotated[
+    str, Path(description="机型代码，例如 CPH2223 或 CPH2223IN", json_schema_extra={"pattern": CODE_PATTERN})
+]
+SearchText = Annotated[
+    str,
+    Query(
+        max_length=100,
+        description="code or market-name fragment",
+        json_schema_extra={"pattern": TEXT_PATTERN},
+    ),
+    AfterValidator(check_display_text),
+]
 
 
 def create_app(store: DeviceStore) -> FastAPI:
-    app = FastAPI(title="devicedb", description="Phone model codes behind ADD_MODEL_URL")
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app = FastAPI(title="devicedb", description="Phone model codes behind ADD_MODEL_URL", version="2")
+    app.add_middleware(BodyGate, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(HeadAsGet)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(HTTPException, _http_error)
 
-    @app.post("/api/models", status_code=201)
+    @app.post(
+        "/api/models",
+        status_code=201,
+        response_model=AddResult,
+        responses=ADD_RESPONSES,
+        operation_id="addModel",
+    )
     def add_model(
         body: ModelIn, idempotency_key: Annotated[str | None, Header(max_length=200)] = None
     ) -> Any:
@@ -36,33 +77,36 @@ def create_app(store: DeviceStore) -> FastAPI:
             return rejection(409, "Idempotency-Key", "this key was already used with a different body")
         return JSONResponse(response, status_code=status)
 
-    @app.get("/api/models/{model}")
-    def get_model(model: str) -> Any:
-        record = store.get(normalize_code(model))
-        return record or rejection(404, "model", f"no model {normalize_code(model)!r} in the database")
-
-    @app.delete("/api/models/{model}")
-    def delete_model(model: str) -> Any:
+    @app.get("/api/models/{model}", responses=GET_RESPONSES, operation_id="getModel")
+    def get_model(model: ModelCode) -> Any:
         code = normalize_code(model)
-        if not store.delete(code):
-            return rejection(404, "model", f"no model {code!r} in the database")
+        record = store.get(code) if code else None
+        return record or _no_such_model(model, code)
+
+    @app.delete("/api/models/{model}", responses=DELETE_RESPONSES, operation_id="deleteModel")
+    def delete_model(model: ModelCode) -> Any:
+        code = normalize_code(model)
+        if not code or not store.delete(code):
+            return _no_such_model(model, code)
         return {"model": code, "deleted": True}
 
-    @app.get("/api/models")
+    @app.get("/api/models", responses=SEARCH_RESPONSES, operation_id="searchModels")
     def search_models(
-        q: Annotated[str, Query(max_length=100)] = "",
+        q: SearchText = "",
         limit: Annotated[int, Query(ge=1, le=100)] = 20,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
     ) -> Any:
         code = normalize_code(q)
-        items, total = store.search(q.strip(), code if CODE_PATTERN.match(code) else q.strip(), limit, offset)
+        items, total = store.search(q, code or q, limit, offset)
         return {"items": items, "total": total}
 
     return app
 
 
-def rejection(status: int, field: str, rule: str) -> JSONResponse:
-    return JSONResponse({"error": f"{field}: {rule}", "field": field, "rule": rule}, status_code=status)
+def _no_such_model(raw: str, code: str | None) -> JSONResponse:
+    if code is None:
+        return rejection(404, "model", f"{raw[:40]!r} is not a model code: {code_problem(raw[:40])}")
+    return rejection(404, "model", f"no model {code!r} in the database")
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
@@ -70,45 +114,30 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     first = exc.errors()[0]
     if first["type"] == "json_invalid":
         return rejection(400, "body", f"malformed JSON: {first.get('ctx', {}).get('error', first['msg'])}")
-    field = ".".join(str(p) for p in first["loc"] if p != "body") or "body"
+    field = ".".join(str(p) for p in first["loc"][1:]) or str(first["loc"][0])
     return rejection(422, field, first["msg"].removeprefix("Value error, "))
 
 
-class BodyLimit:
-    """ASGI middleware: refuse request bodies over `max_bytes`, declared or streamed, with 413."""
-
-    def __init__(self, app: Any, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        declared = dict(scope["headers"]).get(b"content-length", b"0")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            return await self._refuse(scope, receive, send)
-        body, more = bytearray(), True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.max_bytes:
-                return await self._refuse(scope, receive, send)
-        return await self.app(scope, _replay(bytes(body), receive), send)
-
-    async def _refuse(self, scope: dict, receive: Any, send: Any) -> None:
-        response = rejection(413, "body", f"larger than {self.max_bytes} bytes")
-        await response(scope, receive, send)
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own refusals (no such path, method not allowed) in the service's error body."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        allow = ", ".join(allowed_methods(request))
+        return rejection(
+            405, "method", f"{request.method} is not allowed here; allowed: {allow}", {"Allow": allow}
+        )
+    if exc.status_code == 404:
+        return rejection(404, "path", f"no such endpoint: {request.url.path[:100]}")
+    return rejection(exc.status_code, "request", str(exc.detail))
 
 
-def _replay(body: bytes, receive: Any) -> Any:
-    """A `receive` that hands the already-read body over once, then waits on the real connection."""
-    sent = False
-
-    async def replay() -> dict:
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route takes at this path (Starlette names only the first route's), HEAD with GET."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    if "GET" in methods:
+        methods.add("HEAD")
+    return sorted(methods)

@@ -1,8 +1,10 @@
-"""What the device service accepts: the tutorial's request body, and how a model code is normalized.
+"""What the device service accepts: the tutorial's request body, model codes and display text.
 
-A code is trimmed, upper-cased and stripped of one region suffix, then must match ^[A-Z0-9]{3,20}$.
-The tutorial's rule: "CPH2223IN 应该使用 CPH2223". A suffix is stripped only when a digit precedes
-it and at least three characters remain, so codes that merely end in these letters keep them.
+A code is 3-20 ASCII letters or digits (blanks around it are dropped), checked *before* it is upper-cased
+so that no Unicode case folding can turn "uniſ12" into "UNIS12"; then it loses one region suffix, the
+tutorial's rule "CPH2223IN 应该使用 CPH2223". A suffix is stripped only when a digit precedes it and at
+least three characters remain, so codes that merely end in these letters keep them. Names are display
+text: no control characters and no bidirectional embeddings, overrides or isolates.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_MARKET_NAME = "营销名未解密"
-CODE_PATTERN = re.compile(r"^[A-Z0-9]{3,20}$")
+CODE_PATTERN = r"^[ \t\r\n]*[A-Za-z0-9]{3,20}[ \t\r\n]*$"
+FORBIDDEN_IN_TEXT = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+TEXT_PATTERN = f"^[^{FORBIDDEN_IN_TEXT}]*$"
 REGION_SUFFIXES = (
     "EEA",
     "IN",
@@ -40,9 +44,24 @@ REGION_SUFFIXES = (
     "GL",
 )  # EEA first: longest match wins
 
+_CODE = re.compile(CODE_PATTERN.removeprefix("^").removesuffix("$"))
+_FORBIDDEN = re.compile(f"[{FORBIDDEN_IN_TEXT}\\ud800-\\udfff]")  # lone surrogates cannot be stored either
 
-def normalize_code(raw: str) -> str:
-    code = raw.strip().upper()
+
+def normalize_code(raw: str) -> str | None:
+    """The stored form of a model code, or None when `raw` is not a model code."""
+    return _canonical(raw.strip(" \t\r\n")) if _CODE.fullmatch(raw) else None
+
+
+def code_problem(raw: str) -> str:
+    """Why `raw` is not a model code, in the words of the rule it breaks."""
+    if raw.isascii():
+        return f"must be 3-20 letters or digits (after normalization: {_canonical(raw.strip())!r})"
+    return "must be 3-20 letters or digits, ASCII only (A-Z, a-z, 0-9: other letters are not case-folded)"
+
+
+def _canonical(code: str) -> str:
+    code = code.upper()
     for suffix in REGION_SUFFIXES:
         base = code[: -len(suffix)]
         if code.endswith(suffix) and len(base) >= 3 and base[-1].isdigit():
@@ -50,23 +69,53 @@ def normalize_code(raw: str) -> str:
     return code
 
 
+def check_display_text(value: str) -> str:
+    """`value` without surrounding blanks; ValueError naming the first character that may not be shown."""
+    found = _FORBIDDEN.search(value)
+    if found:
+        raise ValueError(
+            f"must not contain control or bidirectional-control characters (found U+{ord(found[0]):04X})"
+        )
+    return value.strip()
+
+
 class ModelIn(BaseModel):
     """Body of POST /api/models."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid")
 
-    model: str = Field(description="机型代码，例如 CPH2223; region suffixes such as IN/CN are stripped")
-    marketName: str | None = Field(DEFAULT_MARKET_NAME, max_length=100, description="中文营销名")
-    marketNameEn: str | None = Field(None, max_length=100, description="英文营销名")
-    createdBy: str | None = Field(None, max_length=64, description="who added it (set by the agent's host)")
+    model: str = Field(
+        description="机型代码，例如 CPH2223; region suffixes such as IN/CN are stripped",
+        json_schema_extra={"pattern": CODE_PATTERN},
+    )
+    marketName: str | None = Field(
+        DEFAULT_MARKET_NAME,
+        max_length=100,
+        description="中文营销名",
+        json_schema_extra={"pattern": TEXT_PATTERN},
+    )
+    marketNameEn: str | None = Field(
+        None, max_length=100, description="英文营销名", json_schema_extra={"pattern": TEXT_PATTERN}
+    )
+    createdBy: str | None = Field(
+        None,
+        max_length=64,
+        description="who added it (set by the agent's host)",
+        json_schema_extra={"pattern": TEXT_PATTERN},
+    )
 
     @field_validator("model")
     @classmethod
     def _valid_code(cls, value: str) -> str:
         code = normalize_code(value)
-        if not CODE_PATTERN.match(code):
-            raise ValueError(f"must be 3-20 letters or digits (after normalization: {code!r})")
+        if code is None:
+            raise ValueError(code_problem(value))
         return code
+
+    @field_validator("marketName", "marketNameEn", "createdBy")
+    @classmethod
+    def _displayable(cls, value: str | None) -> str | None:
+        return None if value is None else check_display_text(value)
 
     @field_validator("marketName")
     @classmethod

@@ -1,4 +1,8 @@
-"""Run the device service with uvicorn: in a background thread on a free loopback port, or in front."""
+"""The device service inside this process: uvicorn in a background thread on a free loopback port.
+
+A database is a SQLite file path or a `postgresql://` URL (store.open_store). workers.py runs the
+service in front, as `python -m devicedb`.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,23 @@ import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
 from devicedb.app import create_app
-from devicedb.store import DeviceStore
+from devicedb.store import open_store
 
 
 class BackgroundService:
-    """The service on 127.0.0.1:<free port> in a daemon thread; `url` is the base URL, `stop()` ends it."""
+    """The service on 127.0.0.1:<free port> in a daemon thread; `url` is the base URL, `stop()` ends it.
 
-    def __init__(self, db_path: str | Path, port: int = 0) -> None:
-        self.store = DeviceStore(db_path)
-        # proto=IPPROTO_TCP explicitly: only then does asyncio set TCP_NODELAY (else +40 ms a request)
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self._sock.bind(("127.0.0.1", port))
+    `store_options` go to the store: `idempotency_ttl` (seconds) and `clock` (a time.time-like callable).
+    """
+
+    def __init__(self, db_path: str | Path, port: int = 0, **store_options: Any) -> None:
+        self.store = open_store(db_path, **store_options)
+        self._sock = listening_socket("127.0.0.1", port)
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(create_app(self.store), log_level="warning", access_log=False)
@@ -43,6 +49,7 @@ class BackgroundService:
         self._server.should_exit = True
         self._thread.join(timeout=5)
         self._sock.close()
+        self.store.close()
 
     def __enter__(self) -> BackgroundService:
         return self.start()
@@ -51,13 +58,28 @@ class BackgroundService:
         self.stop()
 
 
-def serve_forever(db_path: str | Path, host: str, port: int) -> None:
-    uvicorn.run(create_app(DeviceStore(db_path)), host=host, port=port, log_level="info")
-
-
-def models_url(configured: str | None, db_path: Path, stack: ExitStack) -> str:
-    """ADD_MODEL_URL if set, else the URL of an embedded service over `db_path`, stopped with `stack`."""
+def models_url(
+    configured: str | None, db_path: Path, stack: ExitStack, database_url: str | None = None
+) -> str:
+    """ADD_MODEL_URL if set, else the URL of an embedded service (on `database_url`, else on `db_path`)."""
     if configured:
         return configured
-    service = stack.enter_context(BackgroundService(db_path))
+    service = stack.enter_context(BackgroundService(database_url or db_path))
     return f"{service.url}/api/models"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port), for uvicorn to listen on (several workers may share it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # proto=IPPROTO_TCP explicitly: only then does asyncio set TCP_NODELAY (else +40 ms a request)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock

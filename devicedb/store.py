@@ -1,141 +1,207 @@
-"""DeviceStore: all data access of the device service, on SQLite (replace this file to change database).
+"""DeviceStore: the device service's data rules, the same on every database.
 
-Every write is one transaction that takes the write lock first (BEGIN IMMEDIATE), so concurrent adds
-of the same code leave exactly one row, and an idempotency key is stored with the response it got.
+A backend (sqlite_store.py, postgres_store.py) brings connections, transactions and the few words of SQL
+that differ; the SQL here is written once, with `?` placeholders and quoted column names. The rules:
+- one row per code: `INSERT ... ON CONFLICT` inside a transaction;
+- an Idempotency-Key is claimed first in the add's own transaction, so racing requests with one key
+  wait for each other and all get the one stored response; a different body with the key is a conflict;
+- keys expire `idempotency_ttl` seconds (24 h) after their first use and are purged, so the table stays
+  bounded; deleting a model forgets the keys that answered for it, so a retry after the DELETE adds the
+  model again and says so (201) instead of replaying a record that is gone.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS models (
-    model TEXT PRIMARY KEY,
-    marketName TEXT NOT NULL,
-    marketNameEn TEXT,
-    createdAt TEXT NOT NULL,
-    createdBy TEXT
-);
-CREATE TABLE IF NOT EXISTS idempotency (
-    key TEXT PRIMARY KEY,
-    bodyHash TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    response TEXT NOT NULL
-);
-"""
-_COLUMNS = "model, marketName, marketNameEn, createdAt, createdBy"
+IDEMPOTENCY_TTL = 24 * 3600.0
+PURGE_EVERY = 60.0
+MIGRATIONS = Path(__file__).parent / "migrations"
+COLUMNS = 'model, "marketName", "marketNameEn", "createdAt", "createdBy"'
 
 
 class IdempotencyConflict(Exception):
     """The idempotency key was already used with a different body."""
 
 
-class DeviceStore:
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        conn = self._connect()
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(_SCHEMA)
-        if "createdBy" not in {row["name"] for row in conn.execute("PRAGMA table_info(models)")}:
-            conn.execute("ALTER TABLE models ADD COLUMN createdBy TEXT")  # a database made before it existed
+class Cursor(Protocol):
+    """What a backend's transaction hands out: `execute` returns a DB-API cursor (rowcount, fetchone...)."""
 
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection (sqlite3 objects are not shared between threads)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            conn.row_factory = sqlite3.Row
-            self._local.conn = conn
-        return conn
+    def execute(self, sql: str, params: tuple | list = ..., /) -> Any: ...
+
+
+class DeviceStore:
+    backend = ""  # the folder of its migrations
+    like = "LIKE"  # case-insensitive for ASCII letters
+    order_by = "model"
+
+    def __init__(
+        self, idempotency_ttl: float = IDEMPOTENCY_TTL, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.idempotency_ttl, self.clock = idempotency_ttl, clock
+        self._next_purge = 0.0
+
+    def transaction(self) -> AbstractContextManager[Cursor]:
+        """A write transaction: committed when the block ends, rolled back when it raises."""
+        raise NotImplementedError
+
+    def reading(self) -> AbstractContextManager[Cursor]:
+        raise NotImplementedError
+
+    def migration_lock(self) -> AbstractContextManager[Cursor]:
+        """A transaction that no other process migrating the same database runs beside."""
+        return self.transaction()
+
+    def close(self) -> None:
+        raise NotImplementedError
 
     def add(self, record: dict[str, Any], idempotency_key: str | None, body_hash: str) -> tuple[int, dict]:
-        """Insert unless present; return (201, record) when created, (200, record) when it existed."""
-        conn = self._connect()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            replay = self._replay(conn, idempotency_key, body_hash)
-            if replay:
-                conn.execute("COMMIT")
-                return replay
-            created = (
-                conn.execute(
-                    f"INSERT OR IGNORE INTO models ({_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
-                    (
-                        record["model"],
-                        record["marketName"],
-                        record.get("marketNameEn"),
-                        _now(),
-                        record.get("createdBy"),
-                    ),
-                ).rowcount
-                == 1
+        """Insert unless present; (201, record) when created, (200, record) when it existed."""
+        now = self.clock()
+        if idempotency_key and now >= self._next_purge:
+            self._next_purge = now + PURGE_EVERY
+            self.purge_expired_keys()
+        with self.transaction() as db:
+            if idempotency_key and not self._claim(db, idempotency_key, body_hash, record["model"], now):
+                return self._replay(db, idempotency_key, body_hash)
+            values = (record["model"], record["marketName"], record.get("marketNameEn"), _iso(now))
+            # DO UPDATE ... WHERE false changes nothing, like DO NOTHING, but Postgres also locks the row
+            # that is there, so a racing DELETE waits until this transaction has read it
+            inserted = db.execute(
+                f"INSERT INTO models ({COLUMNS}) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (model) DO UPDATE SET model = excluded.model WHERE false",
+                (*values, record.get("createdBy")),
             )
-            status, response = (
-                (201 if created else 200),
-                {**(self._get(conn, record["model"]) or {}), "created": created},
-            )
+            created = inserted.rowcount == 1
+            stored = self._get(db, record["model"])
+            assert stored is not None
+            status, response = (201 if created else 200), {**stored, "created": created}
             if idempotency_key:
-                conn.execute(
-                    "INSERT INTO idempotency VALUES (?, ?, ?, ?)",
-                    (idempotency_key, body_hash, status, json.dumps(response, ensure_ascii=False)),
+                db.execute(
+                    "UPDATE idempotency SET status = ?, response = ? WHERE key = ?",
+                    (status, json.dumps(response, ensure_ascii=False), idempotency_key),
                 )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return status, response
 
+    def _claim(self, db: Cursor, key: str, body_hash: str, model: str, now: float) -> bool:
+        """Take `key` for this request (new, or expired); False when a live request holds it already.
+
+        When it is held, the holder's row stays locked by this statement until the end of the transaction
+        (SQLite: the whole database is), so the `_replay` that follows always finds it.
+        """
+        claimed = db.execute(
+            'INSERT INTO idempotency (key, "bodyHash", status, response, model, "storedAt") '
+            "VALUES (?, ?, 0, '', ?, ?) ON CONFLICT (key) DO UPDATE SET "
+            '"bodyHash" = excluded."bodyHash", model = excluded.model, "storedAt" = excluded."storedAt" '
+            'WHERE idempotency."storedAt" < ?',
+            (key, body_hash, model, now, now - self.idempotency_ttl),
+        )
+        return claimed.rowcount == 1
+
     @staticmethod
-    def _replay(conn: sqlite3.Connection, key: str | None, body_hash: str) -> tuple[int, dict] | None:
-        if not key:
-            return None
-        row = conn.execute(
-            "SELECT bodyHash, status, response FROM idempotency WHERE key = ?", (key,)
+    def _replay(db: Cursor, key: str, body_hash: str) -> tuple[int, dict]:
+        row = db.execute(
+            'SELECT "bodyHash", status, response FROM idempotency WHERE key = ?', (key,)
         ).fetchone()
-        if row is None:
-            return None
         if row["bodyHash"] != body_hash:
             raise IdempotencyConflict(key)
         return row["status"], json.loads(row["response"])
 
+    def purge_expired_keys(self) -> int:
+        """Forget the idempotency keys older than the TTL; how many there were."""
+        with self.transaction() as db:
+            cutoff = self.clock() - self.idempotency_ttl
+            return db.execute('DELETE FROM idempotency WHERE "storedAt" < ?', (cutoff,)).rowcount
+
     def delete(self, model: str) -> bool:
-        """Remove a record; False when there was none."""
-        return self._connect().execute("DELETE FROM models WHERE model = ?", (model,)).rowcount == 1
+        """Remove a record and the idempotency keys that answered for it; False when there was none."""
+        with self.transaction() as db:
+            deleted = db.execute("DELETE FROM models WHERE model = ?", (model,)).rowcount == 1
+            db.execute("DELETE FROM idempotency WHERE model = ?", (model,))
+        return deleted
 
     def get(self, model: str) -> dict[str, Any] | None:
-        return self._get(self._connect(), model)
+        with self.reading() as db:
+            return self._get(db, model)
 
     @staticmethod
-    def _get(conn: sqlite3.Connection, model: str) -> dict[str, Any] | None:
-        row = conn.execute(f"SELECT {_COLUMNS} FROM models WHERE model = ?", (model,)).fetchone()
+    def _get(db: Cursor, model: str) -> dict[str, Any] | None:
+        row = db.execute(f"SELECT {COLUMNS} FROM models WHERE model = ?", (model,)).fetchone()
         return dict(row) if row else None
 
     def search(self, q: str, code: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
         """Records whose code contains `code` or whose market names contain `q`, by code."""
-        where = "model LIKE ? ESCAPE '\\' OR marketName LIKE ? ESCAPE '\\' OR marketNameEn LIKE ? ESCAPE '\\'"
+        where = " OR ".join(f"{column} {self.like} ? ESCAPE '\\'" for column in _SEARCHED)
         params = [f"%{_escape(code)}%", f"%{_escape(q)}%", f"%{_escape(q)}%"]
-        conn = self._connect()
-        total = conn.execute(f"SELECT COUNT(*) FROM models WHERE {where}", params).fetchone()[0]
-        rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM models WHERE {where} ORDER BY model LIMIT ? OFFSET ?",
-            [*params, limit, offset],
-        ).fetchall()
+        with self.reading() as db:
+            total = db.execute(f"SELECT COUNT(*) AS n FROM models WHERE {where}", params).fetchone()["n"]
+            rows = db.execute(
+                f"SELECT {COLUMNS} FROM models WHERE {where} ORDER BY {self.order_by} LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            ).fetchall()
         return [dict(r) for r in rows], total
 
     def count(self) -> int:
-        return self._connect().execute("SELECT COUNT(*) FROM models").fetchone()[0]
+        with self.reading() as db:
+            return db.execute("SELECT COUNT(*) AS n FROM models").fetchone()["n"]
+
+    def migrate(self) -> None:
+        """Apply the migrations this database has not seen, in order, while holding the migration lock."""
+        with self.migration_lock() as db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                '"appliedAt" TEXT NOT NULL)'
+            )
+            self.adopt_unversioned(db)
+            applied = {row["version"] for row in db.execute("SELECT version FROM schema_version").fetchall()}
+            for version, path in migrations(self.backend):
+                if version in applied:
+                    continue
+                for statement in statements(path.read_text(encoding="utf-8")):
+                    db.execute(statement)
+                db.execute(
+                    "INSERT INTO schema_version VALUES (?, ?, ?)", (version, path.name, _iso(self.clock()))
+                )
+
+    def adopt_unversioned(self, db: Cursor) -> None:
+        """Bring a database made before migrations existed to where migration 1 expects it."""
+
+
+_SEARCHED = ("model", '"marketName"', '"marketNameEn"')
+
+
+def migrations(backend: str) -> Iterator[tuple[int, Path]]:
+    """(version, file) of `migrations/<backend>/NNNN_name.sql`, in order."""
+    for path in sorted((MIGRATIONS / backend).glob("[0-9][0-9][0-9][0-9]_*.sql")):
+        yield int(path.name[:4]), path
+
+
+def statements(script: str) -> list[str]:
+    """The statements of a migration file (no `;` inside a statement, comments on their own lines)."""
+    code = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith("--"))
+    return [s.strip() for s in code.split(";") if s.strip()]
+
+
+def open_store(database: str | Path, **options: Any) -> DeviceStore:
+    """A Postgres store for a `postgresql://` URL, else a SQLite store on that file."""
+    if str(database).startswith(("postgresql://", "postgres://")):
+        from devicedb.postgres_store import PostgresStore
+
+        return PostgresStore(str(database), **options)
+    from devicedb.sqlite_store import SqliteStore
+
+    return SqliteStore(database, **options)
 
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")

@@ -1,5 +1,6 @@
-"""Shared fixtures: the loopback fake LLM, the device service on a temporary SQLite file, and a guard
-that fails any test trying to reach a host that is not loopback."""
+"""Shared fixtures: the loopback fake LLM, the device service on a temporary SQLite file, the databases
+the device-service tests run on (SQLite and a throwaway Postgres), and a guard that fails any test trying
+to reach a host that is not loopback."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import os
 import socket
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
 
+from devicedb.pgserver import PostgresCluster
 from devicedb.server import BackgroundService
 from tests.fake_llm import FakeLLM
 
@@ -47,6 +50,25 @@ def fake_llm():
 def device_service(tmp_path: Path):
     with BackgroundService(tmp_path / "devices.db") as service:
         yield service
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One PostgreSQL cluster in a temporary directory for the whole run, started on first use."""
+    with PostgresCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path):
+    """A new, empty database for the device service: a SQLite file, then a Postgres database."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "devices.db")
+        return
+    cluster = request.getfixturevalue("postgres")
+    name = f"test_{uuid.uuid4().hex[:12]}"
+    yield cluster.create_database(name)
+    cluster.drop_database(name)
 
 
 def clean_env(**extra: str) -> dict[str, str]:

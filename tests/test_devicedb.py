@@ -1,27 +1,31 @@
-"""The device service over real HTTP on a temporary SQLite file: rules, idempotency, concurrency."""
+"""The device service over real HTTP, on SQLite and on Postgres: rules, idempotency, concurrency."""
 
 from __future__ import annotations
 
-import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
 
 from devicedb.schema import normalize_code
+from devicedb.server import BackgroundService
+from tests.devicedb_support import rows
+
+CODE_RULE = "must be 3-20 letters or digits"
 
 
 @pytest.fixture
-def api(device_service):
-    return f"{device_service.url}/api/models"
+def service(database):
+    with BackgroundService(database) as service:
+        yield service
 
 
-def rows(service) -> list[tuple]:
-    with sqlite3.connect(service.store.path) as conn:
-        return conn.execute("SELECT model, marketName, marketNameEn FROM models ORDER BY model").fetchall()
+@pytest.fixture
+def api(service):
+    return f"{service.url}/api/models"
 
 
-def test_add_then_add_again(api, device_service):
+def test_add_then_add_again(api, database):
     first = requests.post(
         api, json={"model": "CPH2223", "marketName": "OPPO Find N6", "marketNameEn": "Find N6"}
     )
@@ -36,10 +40,10 @@ def test_add_then_add_again(api, device_service):
     again = requests.post(api, json={"model": "cph2223in"})
     assert again.status_code == 200
     assert again.json() == {**body, "created": False}
-    assert rows(device_service) == [("CPH2223", "OPPO Find N6", "Find N6")]
+    assert rows(database) == [("CPH2223", "OPPO Find N6", "Find N6")]
 
 
-def test_market_name_defaults_to_the_tutorials(api, device_service):
+def test_market_name_defaults_to_the_tutorials(api):
     assert requests.post(api, json={"model": "CPH2411"}).json()["marketName"] == "营销名未解密"
     assert (
         requests.post(api, json={"model": "RMX3371", "marketName": None}).json()["marketName"]
@@ -56,13 +60,17 @@ def test_market_name_defaults_to_the_tutorials(api, device_service):
         ("RMX3371", "RMX3371"),
         ("ABCIN", "ABCIN"),
         ("A1IN", "A1IN"),
+        ("uniſ12", None),
+        ("ﬃ123", None),
+        ("ＣＰＨ2223", None),
+        ("A" * 21, None),
     ],
 )
 def test_normalize_code(raw, code):
     assert normalize_code(raw) == code
 
 
-def test_get_and_search(api, device_service):
+def test_get_and_search(api):
     for model, name in [("CPH2223", "OPPO Find N6"), ("CPH2411", "OPPO Reno 8"), ("RMX3371", "realme GT")]:
         requests.post(api, json={"model": model, "marketName": name})
     assert requests.get(f"{api}/cph2223in").json()["marketName"] == "OPPO Find N6"
@@ -79,24 +87,24 @@ def test_get_and_search(api, device_service):
 @pytest.mark.parametrize(
     "body, status, field, rule",
     [
-        ({"model": "C-1"}, 422, "model", "must be 3-20 letters or digits"),
-        ({"model": "AB"}, 422, "model", "must be 3-20 letters or digits"),
-        ({"model": "A" * 21}, 422, "model", "must be 3-20 letters or digits"),
+        ({"model": "C-1"}, 422, "model", CODE_RULE),
+        ({"model": "AB"}, 422, "model", CODE_RULE),
+        ({"model": "A" * 21}, 422, "model", CODE_RULE),
         ({"marketName": "x"}, 422, "model", "Field required"),
         ({"model": 2223}, 422, "model", "Input should be a valid string"),
         ({"model": "CPH2223", "marketName": "x" * 101}, 422, "marketName", "at most 100 characters"),
         ({"model": "CPH2223", "user_id": "root"}, 422, "user_id", "Extra inputs are not permitted"),
     ],
 )
-def test_rejections_name_field_and_rule_and_write_nothing(api, device_service, body, status, field, rule):
+def test_rejections_name_field_and_rule_and_write_nothing(api, database, body, status, field, rule):
     resp = requests.post(api, json=body)
     assert resp.status_code == status
     assert resp.json()["field"] == field
     assert rule in resp.json()["rule"]
-    assert rows(device_service) == []
+    assert rows(database) == []
 
 
-def test_malformed_and_oversize_bodies(api, device_service):
+def test_malformed_and_oversize_bodies(api, database):
     bad = requests.post(api, data=b'{"model": "CPH2223"', headers={"Content-Type": "application/json"})
     assert (bad.status_code, bad.json()["field"]) == (400, "body")
     assert "malformed JSON" in bad.json()["rule"]
@@ -112,10 +120,10 @@ def test_malformed_and_oversize_bodies(api, device_service):
 
     streamed = requests.post(api, data=chunks(), headers={"Content-Type": "application/json"})
     assert streamed.status_code == 413
-    assert rows(device_service) == []
+    assert rows(database) == []
 
 
-def test_idempotency_key(api, device_service):
+def test_idempotency_key(api, database):
     key = {"Idempotency-Key": "run1:call_1"}
     first = requests.post(api, json={"model": "CPH2223"}, headers=key)
     replay = requests.post(api, json={"model": "CPH2223"}, headers=key)
@@ -124,10 +132,10 @@ def test_idempotency_key(api, device_service):
     conflict = requests.post(api, json={"model": "CPH2411"}, headers=key)
     assert conflict.status_code == 409
     assert conflict.json()["field"] == "Idempotency-Key"
-    assert rows(device_service) == [("CPH2223", "营销名未解密", None)]
+    assert rows(database) == [("CPH2223", "营销名未解密", None)]
 
 
-def test_64_concurrent_identical_adds_leave_one_row(api, device_service):
+def test_64_concurrent_identical_adds_leave_one_row(api, database):
     def add(_: int) -> int:
         return requests.post(api, json={"model": "CPH2223"}, timeout=30).status_code
 
@@ -135,9 +143,23 @@ def test_64_concurrent_identical_adds_leave_one_row(api, device_service):
         statuses = list(pool.map(add, range(64)))
     assert sorted(set(statuses)) == [200, 201]
     assert statuses.count(201) == 1
-    assert rows(device_service) == [("CPH2223", "营销名未解密", None)]
+    assert rows(database) == [("CPH2223", "营销名未解密", None)]
 
 
-def test_openapi_docs(device_service):
-    assert requests.get(f"{device_service.url}/docs").status_code == 200
-    assert "/api/models" in requests.get(f"{device_service.url}/openapi.json").json()["paths"]
+def test_openapi_docs(service):
+    assert requests.get(f"{service.url}/docs").status_code == 200
+    assert "/api/models" in requests.get(f"{service.url}/openapi.json").json()["paths"]
+
+
+def test_racing_adds_and_deletes_of_one_code_never_fail(api, database):
+    def add_or_delete(i: int) -> int:
+        if i % 2:
+            return requests.delete(f"{api}/CPH2223", timeout=30).status_code
+        return requests.post(
+            api, json={"model": "CPH2223"}, headers={"Idempotency-Key": f"k{i}"}, timeout=30
+        ).status_code
+
+    with ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(add_or_delete, range(400)))
+    assert set(statuses) <= {200, 201, 404}
+    assert len(rows(database)) <= 1

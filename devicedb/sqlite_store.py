@@ -1,0 +1,69 @@
+"""SqliteStore: the device store on one SQLite file, the embedded default.
+
+Every write takes the database's write lock first (BEGIN IMMEDIATE), in this process and in any other
+worker on the same file, so the rules of store.py hold across threads and processes. Threads of one
+process queue on a lock of their own first: SQLite's busy handler would make them sleep and retry.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from devicedb.store import Cursor, DeviceStore
+
+
+class SqliteStore(DeviceStore):
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path, **options: Any) -> None:
+        super().__init__(**options)
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._writer = threading.Lock()
+        self._opened: list[sqlite3.Connection] = []
+        self._connect().execute("PRAGMA journal_mode=WAL")
+        self.migrate()
+
+    def _connect(self) -> sqlite3.Connection:
+        """This thread's connection (a connection is used by one thread at a time)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            self._local.conn = conn
+            self._opened.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[Cursor]:
+        conn = self._connect()
+        with self._writer:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def reading(self) -> Iterator[Cursor]:
+        yield self._connect()
+
+    def close(self) -> None:
+        for conn in self._opened:
+            conn.close()
+        self._opened.clear()
+        self._local = threading.local()
+
+    def adopt_unversioned(self, db: Cursor) -> None:
+        """A file from before createdBy existed gets the column (migration 1 keeps tables that exist)."""
+        columns = {row["name"] for row in db.execute("PRAGMA table_info(models)").fetchall()}
+        if columns and "createdBy" not in columns:
+            db.execute('ALTER TABLE models ADD COLUMN "createdBy" TEXT')

@@ -1,0 +1,107 @@
+"""The device service in front, as `python -m devicedb`: one process, or several workers on one socket.
+
+Each worker process opens its own store on the same database; the store's rules hold across processes
+(SQLite's file lock, Postgres transactions). `ServiceProcess` starts it all from code, for the
+tests and the benchmark.
+"""
+
+from __future__ import annotations
+
+import http.client
+import multiprocessing
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import uvicorn
+
+from devicedb.app import create_app
+from devicedb.server import free_port, listening_socket
+from devicedb.store import open_store
+
+
+def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
+    open_store(database).close()  # migrate once, and report a bad database here rather than in each worker
+    sock = listening_socket(host, port)
+    if workers == 1:
+        return run_worker(sock, str(database))
+    spawn = multiprocessing.get_context("spawn")
+    processes = [spawn.Process(target=run_worker, args=(sock, str(database))) for _ in range(workers)]
+
+    def stop(*_: object) -> None:
+        for process in processes:
+            process.terminate()
+
+    signal.signal(signal.SIGTERM, stop)
+    for process in processes:
+        process.start()
+    for process in processes:
+        while process.is_alive():
+            try:
+                process.join()
+            except KeyboardInterrupt:  # Ctrl-C reached the workers too: they are shutting down
+                continue
+    return None
+
+
+def run_worker(sock: socket.socket, database: str) -> None:
+    """One worker: uvicorn serving the app, with its own store, on the shared listening socket."""
+    config = uvicorn.Config(create_app(open_store(database)), log_level="info")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+class ServiceProcess:
+    """`python -m devicedb` in a child process on a free loopback port, with `workers` uvicorn workers."""
+
+    def __init__(self, database: str | Path, workers: int = 1) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        where = ["--database-url", str(database)] if "://" in str(database) else ["--db", str(database)]
+        self.command = [sys.executable, "-m", "devicedb", "--port", str(self.port), "--workers", str(workers)]
+        self.command += where
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
+        self._proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60.0) -> ServiceProcess:
+        self._proc = subprocess.Popen(
+            self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log
+        )
+        give_up_at = time.monotonic() + timeout
+        while not self._answers():
+            if self._proc.poll() is not None or time.monotonic() > give_up_at:
+                self._log.seek(0)
+                said = self._log.read()[-2000:].decode(errors="replace")
+                self.stop()
+                raise RuntimeError(f"`python -m devicedb` did not start: {said}")
+            time.sleep(0.05)
+        return self
+
+    def _answers(self) -> bool:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+        try:
+            conn.request("GET", "/api/models?limit=1")
+            return conn.getresponse().status == 200
+        except OSError:
+            return False
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        if self._proc and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._log.close()
+
+    def __enter__(self) -> ServiceProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
