@@ -3,8 +3,9 @@
 A server that answers 401 starts the SDK's flow (metadata discovery, client registration, PKCE): the
 person opens the authorization page, the browser comes back to a one-shot loopback callback here, and
 the tokens are kept in `data/mcp-tokens.json` (mode 0600) for the next runs, refreshed by the SDK.
-A server's `"oauth"` entry may name a pre-registered client (`client_id`, `client_secret`) or, for a
-machine with no person, the client-credentials grant (`"grant": "client_credentials"`).
+A server's `"oauth"` entry may name a pre-registered client (`client_id`, `client_secret`), a client ID
+metadata document (`client_metadata_url`), `scope`, `callback_port`, or, for a machine with no person,
+the client-credentials grant (`"grant": "client_credentials"` with a secret or a `private_key_file`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from urllib.parse import parse_qs, urlparse
 
 import anyio
 from mcp.client.auth import OAuthClientProvider
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -107,11 +112,20 @@ class LoopbackCallback:
 
         return HTTPServer(("127.0.0.1", port), Handler)
 
+    def opening(self, open_url: OpenUrl) -> OpenUrl:
+        """The redirect handler: listen for the browser's return, then show the page."""
+
+        async def redirect(url: str) -> None:
+            self._server = self._server or self._listen(self._port)
+            threading.Thread(target=self._server.handle_request, daemon=True).start()
+            await open_url(url)
+
+        return redirect
+
     async def wait(self) -> AuthorizationCodeResult:
-        server = self._server or self._listen(self._port)
-        threading.Thread(target=server.handle_request, daemon=True).start()
         arrived = await anyio.to_thread.run_sync(self._arrived.wait, SIGN_IN_SECONDS)
-        server.server_close()
+        if self._server is not None:
+            self._server.server_close()
         if not arrived or self._result is None:
             raise NeedsAuthorization("the authorization page did not come back with a code")
         return self._result
@@ -119,6 +133,8 @@ class LoopbackCallback:
 
 def oauth_provider(url: str, settings: dict[str, Any], tokens: Path, open_url: OpenUrl) -> Any:
     """The SDK's provider for a server of `url`, configured by its `"oauth"` entry."""
+    if settings.get("grant") == "client_credentials" and settings.get("private_key_file"):
+        return _signed_jwt_provider(url, settings, TokenFile(tokens, url))
     if settings.get("grant") == "client_credentials":
         return ClientCredentialsOAuthProvider(
             url,
@@ -136,7 +152,27 @@ def oauth_provider(url: str, settings: dict[str, Any], tokens: Path, open_url: O
         scope=settings.get("scope"),
     )
     storage = TokenFile(tokens, url, _registered_client(settings, callback.url))
-    return OAuthClientProvider(url, metadata, storage, open_url, callback.wait)
+    return OAuthClientProvider(
+        url,
+        metadata,
+        storage,
+        callback.opening(open_url),
+        callback.wait,
+        client_metadata_url=settings.get("client_metadata_url"),
+    )
+
+
+def _signed_jwt_provider(url: str, settings: dict[str, Any], storage: TokenFile) -> Any:
+    """Client credentials proven by a JWT signed with the client's private key (RFC 7523)."""
+    signer = SignedJWTParameters(
+        issuer=settings["client_id"],
+        subject=settings["client_id"],
+        signing_key=Path(settings["private_key_file"]).read_text(encoding="utf-8"),
+        signing_algorithm=settings.get("signing_algorithm", "RS256"),
+    )
+    return PrivateKeyJWTOAuthProvider(
+        url, storage, settings["client_id"], signer.create_assertion_provider(), scope=settings.get("scope")
+    )
 
 
 def _registered_client(settings: dict[str, Any], redirect: str) -> OAuthClientInformationFull | None:
