@@ -91,6 +91,7 @@ class McpConnection:
         self.resources_changed = False  # set by notifications/resources/list_changed
         self._lock = threading.Lock()
         self._waiting: set[anyio.CancelScope] = set()  # requests under way, whose clocks the person stops
+        self._refused: int | None = None  # HTTP 401/403 seen from the server
 
     def request(self, fn: Callable[[Client], Awaitable[T]], timeout: float | None = None) -> T:
         with self._lock:  # parallel tool calls share one connection: start it once
@@ -133,7 +134,8 @@ class McpConnection:
         try:
             context.__enter__()  # spawn or connect, then the handshake, bounded by read_timeout_seconds
         except Exception as e:
-            raise McpUnavailable(f"MCP server {self.config.name!r} {_start_failure(e)}") from None
+            failure = _start_failure(e, self._refused)
+            raise McpUnavailable(f"MCP server {self.config.name!r} {failure}") from None
         self._context, self._client = context, client
         return client
 
@@ -161,7 +163,12 @@ class McpConnection:
             if not any(k.lower() == "authorization" for k in self.config.headers):
                 tokens = self._log_dir / "mcp-tokens.json"
                 auth = oauth_provider(self.config.url, self.config.oauth, tokens, self._open_url)
-            http = httpx2.AsyncClient(headers=self.config.headers, timeout=self.config.timeout, auth=auth)
+            http = httpx2.AsyncClient(
+                headers=self.config.headers,
+                timeout=self.config.timeout,
+                auth=auth,
+                event_hooks={"response": [self._note_refusal]},
+            )
             return streamable_http_client(self.config.url, http_client=http)
         self._log_dir.mkdir(parents=True, exist_ok=True)
         errlog = (self._log_dir / f"mcp-{self.config.name}.log").open("a", encoding="utf-8")
@@ -182,6 +189,11 @@ class McpConnection:
             with contextlib.suppress(Exception):  # a dead server's transport may fail to close: it is gone
                 context.__exit__(None, None, None)
 
+    async def _note_refusal(self, response: httpx2.Response) -> None:
+        """The SDK turns a 401 into "error response": keep the status, to say what went wrong."""
+        if response.status_code in (401, 403):
+            self._refused = response.status_code
+
     async def _open_url(self, url: str) -> None:
         if self.person.open_url is None:
             raise NeedsAuthorization(url)
@@ -189,7 +201,7 @@ class McpConnection:
             await self.person.open_url(url)
 
 
-def _start_failure(error: BaseException) -> str:
+def _start_failure(error: BaseException, refused: int | None) -> str:
     """Why a server did not start, in one line; a server that wants authorization says so."""
     for inner in _leaves(error):
         if isinstance(inner, NeedsAuthorization):
@@ -197,9 +209,8 @@ def _start_failure(error: BaseException) -> str:
                 "needs authorization (OAuth): run `python main.py` in a terminal once to sign in; "
                 "the tokens are then kept in data/mcp-tokens.json"
             )
-        status = getattr(getattr(inner, "response", None), "status_code", None)
-        if status in (401, 403):
-            return f'refused the credentials of its "headers" (HTTP {status})'
+    if refused:
+        return f'refused the credentials of its "headers" (HTTP {refused})'
     return f"did not start: {_reason(error)}"
 
 
