@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench postgres fuzz
+.PHONY: install run test lint bench postgres fuzz conformance
 
 install: $(STAMP)
 
@@ -33,6 +33,10 @@ lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
+
+# The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
+conformance: install
+	bash conformance/run.sh
 
 PEERS := benchmarks/.venv-peers
 

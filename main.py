@@ -61,7 +61,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
         on_text=ui.on_text if settings.llm_stream and choice.streams_with_tools else None,
         tool_selector=ToolSelector(),  # past 16 tools, each request carries only the relevant ones
     )
-    session = Session(agent, mcp_toolset(settings, registry, stack), ui, model=choice.description)
+    session = Session(agent, mcp_toolset(settings, registry, stack, ui), ui, model=choice.description)
     if args.session:
         resume(session, args.session, settings.audit_log.parent / "sessions.db")
     return session
@@ -84,17 +84,19 @@ def resume(session: Session, name: str, path: Path) -> None:
         session.agent.memory.add(message)
 
 
-def mcp_toolset(settings: Settings, registry: ToolRegistry, stack: ExitStack) -> Any:
+def mcp_toolset(settings: Settings, registry: ToolRegistry, stack: ExitStack, ui: Any) -> Any:
     path = settings.mcp_config or Path("mcp_servers.json")
     if settings.mcp_config is None and not path.exists():
         return None
-    from agent.mcp.client import load_servers  # the mcp SDK loads only when MCP is configured
+    from agent.mcp.client import Person, load_servers  # the mcp SDK loads only when MCP is configured
     from agent.mcp.toolset import McpToolset
 
     def report(line: str) -> None:
         print(f"  ! {safe(line)}", file=sys.stderr, flush=True)
 
-    return stack.enter_context(McpToolset(load_servers(path), registry, settings.audit_log.parent, report))
+    person = Person(ask=ui.elicit, open_url=ui.open_url)  # questions of servers, sign-in pages
+    servers = load_servers(path)
+    return stack.enter_context(McpToolset(servers, registry, settings.audit_log.parent, report, person))
 
 
 def chat(session: Session) -> int:

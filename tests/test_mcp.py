@@ -97,6 +97,7 @@ def test_our_server_with_the_official_client(tmp_path, transport, device_service
             "ours__add_device_model",
             "ours__calculator",
             "ours__current_time",
+            "ours__delete_device_model",  # offered: this client can ask its person (elicitation)
             "ours__query_device_model",
         ]
         assert mcp.tools["ours__query_device_model"].needs_confirmation is False  # readOnlyHint

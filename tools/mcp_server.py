@@ -1,78 +1,83 @@
-"""`python -m tools.mcp_server`: this project's own tools as an MCP server (stdio; `--http PORT` for HTTP).
+"""`python -m tools.mcp_server`: this project's own tools, device models and tasks as an MCP server
+(stdio; `--http PORT` for streamable HTTP on 127.0.0.1, resumable: an event store and a retry interval).
 
-The tutorial's `weather_server.py` idea, done with our tools: the tool list of `tools/__init__.py`,
-checked by the same ToolRegistry (validation, permissions, identity from the host, audit), published
-with MCP annotations derived from each tool's `effect`, so a client can tell which tools only read.
-A tool that needs the person's confirmation is not offered: this server cannot ask the person.
+The tutorial's `weather_server.py` idea, done with our tools: the three capabilities of its MCP section,
+Tools (`tools/mcp_tools.py`), Resources (`tools/mcp_resources.py`) and Prompts (`tools/mcp_prompts.py`),
+plus logging, completion and progress, on the official `mcp` SDK's low-level Server.
 Without ADD_MODEL_URL it starts the embedded device service, as `main.py` does.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import uuid
+import warnings
 from contextlib import ExitStack
+from typing import Any
 
 import anyio
-import mcp_types as types
 from mcp.server import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 from agent.audit import AuditLog
 from agent.config import Settings, load_permissions
-from agent.tools import FunctionTool, ToolRegistry
+from agent.tools import ToolRegistry
 from agent.types import ConfigError, ToolContext
 from tools import default_tools
 from tools.device_service import device_service_url
+from tools.mcp_events import MemoryEventStore
+from tools.mcp_prompts import get_prompt, list_prompts
+from tools.mcp_resources import DeviceCatalog, DeviceResources
+from tools.mcp_tools import ToolHandlers, confirm_through_elicitation, tool_annotations
+
+__all__ = ["build_registry", "build_server", "main", "tool_annotations"]
+RETRY_MS = 1000  # how long a client waits before reconnecting to a dropped stream
+# the spec of 2026-07-28 deprecates logging; this server still serves the clients of the versions before
+warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 
 def build_registry(models_url: str, audit: AuditLog | None = None) -> ToolRegistry:
-    registry = ToolRegistry(audit=audit)
+    """Every tool of `tools/__init__.py`; those that need confirmation ask the client's person."""
+    registry = ToolRegistry(confirm=confirm_through_elicitation, audit=audit)
     for tool in default_tools(models_url):
-        if not tool.needs_confirmation:
-            registry.register(tool)
+        registry.register(tool)
     return registry
 
 
-def tool_annotations(tool: FunctionTool) -> types.ToolAnnotations:
-    """MCP's hints, from the tool's class; every tool here acts on this project's own services."""
-    return types.ToolAnnotations(
-        read_only_hint=tool.effect == "read",
-        destructive_hint=tool.effect == "destructive",
-        idempotent_hint=tool.effect == "read" or tool.idempotent,
-        open_world_hint=False,
+def build_server(registry: ToolRegistry, host: ToolContext, models_url: str) -> Server:
+    tools = ToolHandlers(registry, host)
+    resources = DeviceResources(DeviceCatalog(models_url))
+    return DeviceServer(
+        "tool-use-agent",
+        version="0.1",
+        instructions="The tutorial's device-model database (codes such as CPH2223) and tools to change it.",
+        on_list_tools=tools.list_tools,
+        on_call_tool=tools.call_tool,
+        on_set_logging_level=tools.set_level,
+        on_list_resources=resources.list_resources,
+        on_list_resource_templates=resources.list_templates,
+        on_read_resource=resources.read,
+        on_completion=resources.complete,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 
-def build_server(registry: ToolRegistry, host: ToolContext) -> Server:
-    async def list_tools(ctx: object, params: object) -> types.ListToolsResult:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(
-                    name=tool.name,
-                    description=tool.description,
-                    input_schema=registry.model_schema(tool),
-                    annotations=tool_annotations(tool),
-                )
-                for tool in registry.tools()
-            ]
-        )
+class DeviceServer(Server):
+    """Announces `resources.listChanged` on every transport (the HTTP session manager asks for defaults)."""
 
-    async def call_tool(ctx: object, params: types.CallToolRequestParams) -> types.CallToolResult:
-        call = {"name": params.name, "args": params.arguments or {}, "id": f"mcp_{uuid.uuid4().hex[:12]}"}
-        envelope = json.loads(await anyio.to_thread.run_sync(registry.execute_tool_call, host, call))
-        payload = envelope["data"] if envelope["ok"] else envelope["error"]
-        text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-        structured = payload if envelope["ok"] and isinstance(payload, dict) else None
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content=structured,
-            is_error=not envelope["ok"],
-        )
-
-    return Server("tool-use-agent", version="0.1", on_list_tools=list_tools, on_call_tool=call_tool)
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        announced = notification_options or NotificationOptions(resources_changed=True)
+        return super().create_initialization_options(announced, experimental_capabilities, extensions)
 
 
 async def serve_stdio(server: Server) -> None:
@@ -89,8 +94,9 @@ def main() -> int:
     settings = Settings()
     try:
         with ExitStack() as stack:
-            registry = build_registry(device_service_url(settings, stack), AuditLog(settings.audit_log))
-            serve(build_server(registry, host_context(settings)), args.http)
+            models_url = device_service_url(settings, stack)
+            registry = build_registry(models_url, AuditLog(settings.audit_log))
+            serve(build_server(registry, host_context(settings), models_url), args.http)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -112,7 +118,8 @@ def serve(server: Server, http_port: int | None) -> None:
         return
     import uvicorn
 
-    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=http_port, log_level="warning")
+    app = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS)
+    uvicorn.run(app, host="127.0.0.1", port=http_port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
+from agent.mcp.elicitation import Answer, fields_of, parse_value, unattended
+
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f\x9b]"
 )
@@ -85,6 +87,44 @@ class RichConsole:
             return False  # no answer is a no
         return answer.strip().lower() in ("y", "yes")
 
+    def elicit(self, server: str, request: Any) -> Answer:
+        """An MCP server's question (`elicitation/create`), asked field by field; Ctrl-C or Ctrl-D cancel."""
+        self._stop()
+        self.console.print(Panel(Text(safe(request.message)), title=Text(f"❓ MCP server {safe(server)}")))
+        try:
+            if getattr(request, "url", None):
+                self.say(f"  {request.url}")
+                return ("accept", {}) if self.ask("Open this page") else ("decline", None)
+            content = {}
+            for field in fields_of(dict(request.requested_schema)):
+                value = self._ask_field(field)
+                if value is not None:
+                    content[field.name] = value
+            return ("accept", content) if self.ask(f"Send {content} to {server}") else ("decline", None)
+        except (EOFError, KeyboardInterrupt):
+            return "cancel", None
+
+    def _ask_field(self, field: Any) -> Any:
+        default = "" if field.default is None else f", {field.default}"
+        hint = f" [{'/'.join(field.choices) or field.kind}{default}]"
+        for _ in range(5):
+            typed = self._prompt.prompt(f"  {safe(field.label)}{safe(hint)}: ").strip()
+            if not typed:
+                if field.default is not None or not field.required:
+                    return field.default
+                self.say("  (required)")
+                continue
+            try:
+                return parse_value(field, typed)
+            except ValueError as e:
+                self.say(f"  ({e})")
+        raise KeyboardInterrupt  # five wrong answers: give up on this question
+
+    async def open_url(self, url: str) -> None:
+        """An MCP server needs authorization: the person opens the page; its answer comes back to us."""
+        self._stop()
+        self.say(f"  🔑 授权 / authorize in your browser: {url}")
+
     def begin_turn(self) -> None:
         self._streamed = ""
         self._status = self.console.status(self.words["thinking"])
@@ -139,8 +179,17 @@ class PlainConsole:
 
     words = MESSAGES["en"]
 
+    open_url = None  # nobody to sign in: a server that needs authorization is reported and skipped
+
     def __init__(self, out: Any, yes: bool) -> None:
         self.out, self.yes = out, yes
+        self._unattended = unattended(yes)
+
+    def elicit(self, server: str, request: Any) -> Answer:
+        action, content = self._unattended(server, request)
+        verdict = "accepted with its defaults (--yes)" if action == "accept" else "declined (no one to ask)"
+        self.say(f"  ❓ MCP server {server!r} asks: {request.message}: {verdict}")
+        return action, content
 
     def read(self) -> str:
         return input("")

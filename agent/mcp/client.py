@@ -2,17 +2,20 @@
 
 The right-hand box of the tutorial's hybrid architecture ("MCP Client → 连接外部 MCP Servers"), on the
 official `mcp` SDK (major version 2). One background event loop (an anyio blocking portal) owns every
-connection; each request has a timeout; a server that crashes or hangs is reported as unavailable and
-started again on its next use. A call is never replayed: it may have had side effects.
+connection; each request has a timeout (stopped while a question of the server waits for the person);
+a server that crashes or hangs is reported as unavailable and started again on its next use. A call is
+never replayed: it may have had side effects. HTTP servers get OAuth (`agent/mcp/auth.py`), questions
+from servers reach the person (`agent/mcp/elicitation.py`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +29,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from agent.mcp.auth import NeedsAuthorization, OpenUrl, oauth_provider
+from agent.mcp.elicitation import AskPerson, elicitation_callback, unattended
 from agent.types import ConfigError, McpUnavailable, clamp
 
 T = TypeVar("T")
@@ -46,6 +51,7 @@ class ServerConfig:
     trusted: bool = False  # annotations of a trusted server are believed
     allow: list[str] = field(default_factory=list)  # tools that run without confirmation
     timeout: float = 30.0  # seconds for any one request
+    oauth: dict[str, Any] = field(default_factory=dict)  # see agent/mcp/auth.py
 
 
 def load_servers(path: Path) -> list[ServerConfig]:
@@ -63,17 +69,29 @@ def load_servers(path: Path) -> list[ServerConfig]:
     return servers
 
 
+@dataclass(frozen=True)
+class Person:
+    """How a connection reaches the person: questions of servers, and the authorization page to open."""
+
+    ask: AskPerson = unattended(yes=False)
+    open_url: OpenUrl | None = None  # None: nobody can sign in here (`-m`, pipes)
+
+
 class McpConnection:
     """One server. `request(fn)` runs `await fn(client)` on the portal's loop, within the timeout."""
 
-    def __init__(self, config: ServerConfig, portal: BlockingPortal, log_dir: Path) -> None:
+    def __init__(self, config: ServerConfig, portal: BlockingPortal, log_dir: Path, person: Person) -> None:
         self.config = config
+        self.person = person
         self._portal = portal
         self._log_dir = log_dir
         self._context: Any = None
         self._client: Client | None = None
         self.tools_changed = False  # set by notifications/tools/list_changed
+        self.resources_changed = False  # set by notifications/resources/list_changed
         self._lock = threading.Lock()
+        self._waiting: set[anyio.CancelScope] = set()  # requests under way, whose clocks the person stops
+        self._refused: int | None = None  # HTTP 401/403 seen from the server
 
     def request(self, fn: Callable[[Client], Awaitable[T]], timeout: float | None = None) -> T:
         with self._lock:  # parallel tool calls share one connection: start it once
@@ -81,8 +99,13 @@ class McpConnection:
         limit = clamp(timeout, self.config.timeout)
 
         async def bounded() -> T:
-            with anyio.fail_after(limit):
-                return await fn(client)
+            with anyio.CancelScope(deadline=anyio.current_time() + limit) as scope:
+                self._waiting.add(scope)
+                try:
+                    return await fn(client)
+                finally:
+                    self._waiting.discard(scope)
+            raise TimeoutError
 
         try:
             return self._portal.call(bounded)
@@ -104,23 +127,48 @@ class McpConnection:
             read_timeout_seconds=self.config.timeout,
             mode="legacy",
             message_handler=self._on_message,
+            elicitation_callback=elicitation_callback(self.config.name, self.person.ask, self.person_time),
             client_info=types.Implementation(name="tool-use-agent", version="0.1"),
         )
         context = self._portal.wrap_async_context_manager(client)
         try:
             context.__enter__()  # spawn or connect, then the handshake, bounded by read_timeout_seconds
         except Exception as e:
-            raise McpUnavailable(f"MCP server {self.config.name!r} did not start: {_reason(e)}") from None
+            failure = _start_failure(e, self._refused)
+            raise McpUnavailable(f"MCP server {self.config.name!r} {failure}") from None
         self._context, self._client = context, client
         return client
+
+    @contextlib.contextmanager
+    def person_time(self) -> Iterator[None]:
+        """While the person answers a server's question, the requests waiting on it do not time out."""
+        paused = {scope: scope.deadline - anyio.current_time() for scope in self._waiting}
+        for scope in paused:
+            scope.deadline = math.inf
+        try:
+            yield
+        finally:
+            for scope, left in paused.items():
+                scope.deadline = anyio.current_time() + left
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self.tools_changed = True
+        if isinstance(message, types.ResourceListChangedNotification):
+            self.resources_changed = True
 
     def _transport(self) -> Any:
         if self.config.url:
-            http = httpx2.AsyncClient(headers=self.config.headers, timeout=self.config.timeout)
+            auth = None
+            if not any(k.lower() == "authorization" for k in self.config.headers):
+                tokens = self._log_dir / "mcp-tokens.json"
+                auth = oauth_provider(self.config.url, self.config.oauth, tokens, self._open_url)
+            http = httpx2.AsyncClient(
+                headers=self.config.headers,
+                timeout=self.config.timeout,
+                auth=auth,
+                event_hooks={"response": [self._note_refusal]},
+            )
             return streamable_http_client(self.config.url, http_client=http)
         self._log_dir.mkdir(parents=True, exist_ok=True)
         errlog = (self._log_dir / f"mcp-{self.config.name}.log").open("a", encoding="utf-8")
@@ -140,6 +188,40 @@ class McpConnection:
         if context is not None:
             with contextlib.suppress(Exception):  # a dead server's transport may fail to close: it is gone
                 context.__exit__(None, None, None)
+
+    async def _note_refusal(self, response: httpx2.Response) -> None:
+        """The SDK turns a 401 into "error response": keep the status, to say what went wrong."""
+        if response.status_code in (401, 403):
+            self._refused = response.status_code
+
+    async def _open_url(self, url: str) -> None:
+        if self.person.open_url is None:
+            raise NeedsAuthorization(url)
+        with self.person_time():
+            await self.person.open_url(url)
+
+
+def _start_failure(error: BaseException, refused: int | None) -> str:
+    """Why a server did not start, in one line; a server that wants authorization says so."""
+    for inner in _leaves(error):
+        if isinstance(inner, NeedsAuthorization):
+            return (
+                "needs authorization (OAuth): run `python main.py` in a terminal once to sign in; "
+                "the tokens are then kept in data/mcp-tokens.json"
+            )
+    if refused:
+        return f'refused the credentials of its "headers" (HTTP {refused})'
+    return f"did not start: {_reason(error)}"
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+        return
+    yield error
+    if error.__cause__ is not None:
+        yield from _leaves(error.__cause__)
 
 
 def _reason(error: BaseException) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +22,7 @@ import mcp_types as types
 from anyio.from_thread import start_blocking_portal
 from mcp.shared.exceptions import MCPError
 
-from agent.mcp.client import McpConnection, ServerConfig
+from agent.mcp.client import McpConnection, Person, ServerConfig
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import McpUnavailable, ToolContext, ToolError
 
@@ -90,8 +91,9 @@ class McpTool(FunctionTool):
         if ctx.seconds_left(self.connection.config.timeout) <= 0:
             raise ToolError("the turn's deadline has passed; the tool was not called", retryable=False)
         try:
+            # the connection's clock bounds the call, and stops while the person answers the server
             result = self.connection.request(
-                lambda c: c.call_tool(self.remote.name, args),
+                lambda c: c.call_tool(self.remote.name, args, read_timeout_seconds=math.inf),
                 timeout=ctx.seconds_left(self.connection.config.timeout),
             )
         except McpUnavailable as e:
@@ -118,8 +120,10 @@ class McpToolset:
         registry: ToolRegistry,
         log_dir: Path,
         report: Callable[[str], None],
+        person: Person | None = None,
     ) -> None:
         self.registry, self.report, self._log_dir = registry, report, log_dir
+        self.person = person or Person()
         self._servers = servers
         self._stack = ExitStack()
         self.connections: dict[str, McpConnection] = {}
@@ -128,7 +132,9 @@ class McpToolset:
     def __enter__(self) -> McpToolset:
         portal = self._stack.enter_context(start_blocking_portal())
         self._stack.callback(self._close_all)
-        self.connections = {s.name: McpConnection(s, portal, self._log_dir) for s in self._servers}
+        self.connections = {
+            s.name: McpConnection(s, portal, self._log_dir, self.person) for s in self._servers
+        }
         try:
             with ThreadPoolExecutor(max(1, len(self.connections))) as pool:  # slow servers start side by side
                 listed = list(pool.map(self._list_tools, self.connections.values()))
@@ -197,13 +203,23 @@ class McpToolset:
     def resources(self) -> list[tuple[str, types.Resource]]:
         return [(name, r) for name, c in self.connections.items() for r in self._page(c, "list_resources")]
 
+    def templates(self) -> list[tuple[str, types.ResourceTemplate]]:
+        return [
+            (name, t)
+            for name, c in self.connections.items()
+            for t in self._page(c, "list_resource_templates", "resource_templates")
+        ]
+
     def prompts(self) -> list[tuple[str, types.Prompt]]:
         return [(name, p) for name, c in self.connections.items() for p in self._page(c, "list_prompts")]
 
     def read(self, uri: str) -> str:
         server = next((name for name, r in self.resources() if str(r.uri) == uri), None)
+        server = server or next(
+            (name for name, t in self.templates() if uri.startswith(t.uri_template.split("{")[0])), None
+        )
         if server is None:
-            raise ToolError(f"no MCP server lists the resource {uri!r}")
+            raise ToolError(f"no MCP server lists the resource {uri!r} or a template it fits")
         result = self._ask(server, lambda c: c.read_resource(uri))
         return "\n".join(
             getattr(part, "text", None) or f"[{part.mime_type or 'binary'}, not shown]"
@@ -217,12 +233,12 @@ class McpToolset:
         result = self._ask(server, lambda c: c.get_prompt(name, arguments))
         return "\n\n".join(_describe(m.content) for m in result.messages)
 
-    def _page(self, connection: McpConnection, method: str) -> list[Any]:
+    def _page(self, connection: McpConnection, method: str, field: str = "") -> list[Any]:
         try:
             page = connection.request(lambda c: getattr(c, method)())
         except (McpUnavailable, MCPError):
             return []  # servers without resources or prompts answer "method not found"
-        return list(getattr(page, method.removeprefix("list_")))
+        return list(getattr(page, field or method.removeprefix("list_")))
 
     def _ask(self, server: str, fn: Callable[[Any], Any]) -> Any:
         try:

@@ -1,0 +1,156 @@
+"""The tools of the MCP server: the registry's tools, with log messages, progress, the person's confirmation
+through elicitation, and a resources/list_changed notification when a call changed the device models.
+
+The tutorial's second MCP capability, Tools. Every call goes through the same ToolRegistry as in the chat
+(validation, permissions, identity from the host, audit). A tool that needs the person's confirmation
+(`delete_device_model`) is offered only to clients that can ask their person (elicitation), and each
+run is confirmed that way first; to other clients it does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import anyio
+import mcp_types as types
+from anyio.from_thread import run as run_on_loop
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from agent.tools import FunctionTool, ToolRegistry
+from agent.types import ToolContext
+from tools.device_service import DeviceServiceTool
+
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+Request = ServerRequestContext[Any, Any]
+_request: ContextVar[Request] = ContextVar("mcp_request")  # the call being run
+
+
+def tool_annotations(tool: FunctionTool) -> types.ToolAnnotations:
+    """MCP's hints, from the tool's class; every tool here acts on this project's own services."""
+    return types.ToolAnnotations(
+        read_only_hint=tool.effect == "read",
+        destructive_hint=tool.effect == "destructive",
+        idempotent_hint=tool.effect == "read" or tool.idempotent,
+        open_world_hint=False,
+    )
+
+
+def confirm_through_elicitation(name: str, args: dict[str, Any]) -> bool:
+    """The registry's `confirm`, run in a worker thread: ask the client's person, on the server's loop."""
+    ctx = _request.get(None)
+    return ctx is not None and run_on_loop(_ask_person, ctx, name, args)
+
+
+async def _ask_person(ctx: Request, name: str, args: dict[str, Any]) -> bool:
+    question = f"Run {name}({json.dumps(args, ensure_ascii=False)})? It cannot be undone."
+    answer = await ctx.session.elicit_form(
+        question, {"type": "object", "properties": {}}, related_request_id=ctx.request_id
+    )
+    return answer.action == "accept"
+
+
+def can_ask_person(ctx: Request) -> bool:
+    capabilities = ctx.session.client_capabilities
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+class ToolHandlers:
+    """tools/list, tools/call and logging/setLevel for one registry; `host` is who calls through us."""
+
+    def __init__(self, registry: ToolRegistry, host: ToolContext) -> None:
+        self.registry, self.host = registry, host
+        self._levels: dict[str, str] = {}  # connection (HTTP session id; "" for stdio) -> minimum level
+
+    def offered(self, ctx: Request) -> list[FunctionTool]:
+        return [t for t in self.registry.tools() if not t.needs_confirmation or can_ask_person(ctx)]
+
+    async def list_tools(self, ctx: Request, params: object) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=tool.name,
+                    description=tool.description,
+                    input_schema=self.registry.model_schema(tool),
+                    annotations=tool_annotations(tool),
+                )
+                for tool in self.offered(ctx)
+            ]
+        )
+
+    async def call_tool(self, ctx: Request, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = next((t for t in self.offered(ctx) if t.name == params.name), None)
+        if tool is None:  # the spec's answer to an unknown tool is a protocol error, not a tool result
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        await self.log(ctx, "info", {"tool": tool.name, "event": "called"})
+        envelope = await self._run(ctx, tool.name, params.arguments or {})
+        level = "info" if envelope["ok"] else "warning"
+        await self.log(ctx, level, {"tool": tool.name, **_outcome(envelope)})
+        if envelope["ok"] and isinstance(tool, DeviceServiceTool) and tool.effect != "read":
+            await ctx.session.send_resource_list_changed()  # a model was added or deleted
+        return _result(envelope)
+
+    async def _run(self, ctx: Request, name: str, args: dict[str, Any]) -> Any:
+        call = {"name": name, "args": args, "id": f"mcp_{uuid.uuid4().hex[:12]}"}
+        token = _request.set(ctx)  # worker threads get a copy of the context: the confirmation finds it
+        try:
+            async with progress_reported(ctx, name):
+                envelope = await anyio.to_thread.run_sync(self.registry.execute_tool_call, self.host, call)
+                return json.loads(envelope)
+        finally:
+            _request.reset(token)
+
+    async def set_level(self, ctx: Request, params: types.SetLevelRequestParams) -> Any:
+        self._levels[_connection(ctx)] = params.level
+        return types.EmptyResult()
+
+    async def log(self, ctx: Request, level: str, data: Any) -> None:
+        minimum = self._levels.get(_connection(ctx), "info")
+        if LEVELS.index(level) >= LEVELS.index(minimum):
+            await ctx.session.send_log_message(level, data, logger="tools", related_request_id=ctx.request_id)  # type: ignore[arg-type]
+
+
+@asynccontextmanager
+async def progress_reported(ctx: Request, name: str) -> AsyncIterator[None]:
+    """Progress while the call runs (only if the client asked with a progressToken): 0 at the start,
+    one step a second while it lasts, the total at the end."""
+    steps = [0]
+
+    async def tick() -> None:
+        while True:
+            await anyio.sleep(1)
+            steps[0] += 1
+            await ctx.session.report_progress(steps[0], None, f"{name}: still running ({steps[0]} s)")
+
+    await ctx.session.report_progress(0, None, f"{name}: started")
+    async with anyio.create_task_group() as ticker:
+        ticker.start_soon(tick)
+        try:
+            yield
+        finally:
+            ticker.cancel_scope.cancel()
+    await ctx.session.report_progress(steps[0] + 1, steps[0] + 1, f"{name}: done")
+
+
+def _connection(ctx: Request) -> str:
+    headers = getattr(ctx.request, "headers", None)
+    return (headers.get("mcp-session-id") if headers is not None else None) or ""
+
+
+def _outcome(envelope: dict[str, Any]) -> dict[str, Any]:
+    return {"event": "done"} if envelope["ok"] else {"event": "failed", "error": envelope["error"]}
+
+
+def _result(envelope: dict[str, Any]) -> types.CallToolResult:
+    payload = envelope["data"] if envelope["ok"] else envelope["error"]
+    text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=payload if envelope["ok"] and isinstance(payload, dict) else None,
+        is_error=not envelope["ok"],
+    )
