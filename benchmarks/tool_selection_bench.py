@@ -111,13 +111,12 @@ def query_for(name: str, doc: str) -> str:
     return re.sub(rf"\b{re.escape(short)}\b", " ", doc.splitlines()[0], flags=re.IGNORECASE)
 
 
-def token_counter() -> Any:
-    from llama_cpp import Llama
+def token_counter(server: Any) -> Any:
+    """Tokens as the embedded model's tokenizer counts them (llama.cpp's /tokenize)."""
+    import requests
 
-    from agent.llm.local_model import find_model_file
-
-    vocab = Llama(model_path=str(find_model_file()), vocab_only=True, verbose=False)
-    return lambda text: len(vocab.tokenize(text.encode(), add_bos=False))
+    url = server.base_url.removesuffix("/v1") + "/tokenize"
+    return lambda text: len(requests.post(url, json={"content": text}, timeout=60).json()["tokens"])
 
 
 def selection_report(k: int = 5) -> str:
@@ -131,8 +130,13 @@ def selection_report(k: int = 5) -> str:
             "parameters": SearchToolsTool.parameters,
         },
     }
-    selector = ToolSelector(top_k=k)
-    count = token_counter()
+    from agent.llm.local_model import LocalModelServer
+
+    with LocalModelServer() as server:
+        return _report(tools, search, ToolSelector(top_k=k), token_counter(server), functions, k)
+
+
+def _report(tools: list[Any], search: Any, selector: ToolSelector, count: Any, functions: Any, k: int) -> str:
     all_tokens = count(json.dumps(tools + [search], ensure_ascii=False))
     hits, sent = 0, []
     for name, doc, _ in functions:

@@ -1,20 +1,111 @@
-"""The embedded model: a real llama.cpp server with SmolLM2-135M on loopback (the suite's slow part)."""
+"""The embedded model, for real: llama.cpp's server (xllamacpp) with SmolLM2-135M on loopback, its chat
+template as rendered by the runtime, and `main.py` turns with no key (the suite's slow part: it checks
+outcomes, never times; the turn deadline of a local model is generous)."""
 
 from __future__ import annotations
 
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
+import pytest
 import requests
 
-from agent.llm.local_model import MODEL_NAME, LocalModelServer, find_model_file
+from agent.llm.local_model import MODEL_NAME, LocalModelServer, shipped_model_file
 from tests.conftest import clean_env, run_main
 
+HISTORY = [
+    {"role": "system", "content": "You help."},
+    {"role": "user", "content": "把机型 CPH2223 添加到数据库"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {
+                    "name": "add_device_model",
+                    "arguments": '{"model": "CPH2223", "marketName": "\\"A\\" <b> & C"}',
+                },
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": '{"ok": true, "data": {"model": "CPH2223"}}'},
+    {"role": "assistant", "content": 'Added "CPH2223" <ok> & done.'},
+    {"role": "user", "content": "谢谢"},
+]
+TOOL = {
+    "type": "function",
+    "function": {
+        "name": "add_device_model",
+        "description": "添加设备机型到数据库。",
+        "parameters": {
+            "type": "object",
+            "properties": {"model": {"type": "string"}, "marketName": {"type": "string"}},
+        },
+    },
+}
+RENDERED = """<|im_start|>system
+You help.
 
-def test_model_file_ships_in_a_package():
-    path = find_model_file()
+To use a tool, reply with only {"tool": <name>, "arguments": {...}}; otherwise answer in words. Tools:
+- add_device_model(model, marketName): 添加设备机型到数据库。<|im_end|>
+<|im_start|>user
+把机型 PJD110 添加到数据库<|im_end|>
+<|im_start|>assistant
+{"tool": "add_device_model", "arguments": {"model": "PJD110"}}<|im_end|>
+<|im_start|>user
+把机型 CPH2223 添加到数据库<|im_end|>
+<|im_start|>assistant
+{"tool": "add_device_model", "arguments": {"model": "CPH2223", "marketName": "\\"A\\" <b> & C"}}<|im_end|>
+<|im_start|>tool
+{"ok": true, "data": {"model": "CPH2223"}}<|im_end|>
+<|im_start|>assistant
+Added "CPH2223" <ok> & done.<|im_end|>
+<|im_start|>user
+谢谢<|im_end|>
+<|im_start|>assistant
+"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with LocalModelServer() as running:
+        yield running
+
+
+def render(server: LocalModelServer, **kwargs) -> str:
+    root = server.base_url.removesuffix("/v1")
+    return requests.post(f"{root}/apply-template", json={"messages": HISTORY, **kwargs}, timeout=60).json()[
+        "prompt"
+    ]
+
+
+def test_the_model_file_ships_in_a_package():
+    path = shipped_model_file()
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert path.stat().st_size > 50_000_000
+
+
+def test_the_template_shows_tools_examples_calls_and_results_unescaped(server):
+    example = {
+        "request": "把机型 PJD110 添加到数据库",
+        "call": {"tool": "add_device_model", "arguments": {"model": "PJD110"}},
+    }
+    assert render(server, chat_template_kwargs={"tools": [TOOL], "examples": [example]}) == RENDERED
+
+
+def test_any_gguf_runs_the_same_way_with_its_own_template(tmp_path):
+    own = tmp_path / "my-model.gguf"
+    own.symlink_to(shipped_model_file())  # another file: LOCAL_MODEL's path, with the model's own template
+    with LocalModelServer(own) as other:
+        assert other.model_name == "my-model"
+        prompt = render(other)
+        assert prompt.startswith("<|im_start|>system\nYou help.<|im_end|>\n<|im_start|>user\n")
+        assert '"tool":' not in prompt  # SmolLM2's own template knows nothing of tools
+    with pytest.raises(Exception, match="LOCAL_MODEL=.* is not a file"):
+        LocalModelServer(tmp_path / "missing.gguf")
 
 
 def test_two_servers_at_once_do_not_collide():
@@ -24,20 +115,42 @@ def test_two_servers_at_once_do_not_collide():
     try:
         assert servers[0].base_url != servers[1].base_url
         for server in servers:
-            models = requests.get(f"{server.base_url}/models", timeout=5).json()
-            assert models["data"][0]["id"] == MODEL_NAME
+            assert requests.get(f"{server.base_url}/models", timeout=10).ok
     finally:
         for server in servers:
             server.stop()
     assert all(s.process is not None and s.process.poll() is not None for s in servers)
+    assert MODEL_NAME == "SmolLM2-135M-Instruct"
 
 
-def test_no_key_no_endpoint_runs_the_embedded_model_end_to_end(tmp_path):
+def rows(folder: Path) -> list[tuple]:
+    db = folder / "data" / "devices.db"
+    if not db.exists():
+        return []
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT model, marketName, marketNameEn FROM models").fetchall()
+
+
+def test_no_key_adds_exactly_the_model_asked_for(tmp_path):
+    done = run_main("-m", "把机型 CPH2223 添加到数据库", "--yes", cwd=tmp_path, env=clean_env(), timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert "SmolLM2-135M" in done.stderr
+    assert rows(tmp_path) == [("CPH2223", "营销名未解密", None)]
+    assert done.stdout == "机型 CPH2223 已添加到数据库（营销名：营销名未解密）。\n"
+
+
+def test_no_key_a_question_writes_nothing_and_answers_truthfully(tmp_path):
+    done = run_main("-m", "数据库里有 V2145 吗？", cwd=tmp_path, env=clean_env(), timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert rows(tmp_path) == []
+    assert done.stdout == "数据库里没有匹配 V2145 的机型。\n"
+
+
+def test_no_key_a_write_needs_the_persons_yes(tmp_path):
     done = run_main(
-        "-m", "Please add device model CPH2411 to the database", cwd=tmp_path, env=clean_env(), timeout=600
+        "-m", "Please add device model CPH2411 to the database", cwd=tmp_path, env=clean_env(), timeout=900
     )
     assert done.returncode == 0, done.stderr
-    assert "135M demo model" in done.stderr
-    assert "add_device_model" in done.stderr
-    with sqlite3.connect(tmp_path / "data" / "devices.db") as conn:
-        assert conn.execute("SELECT model FROM models WHERE model = 'CPH2411'").fetchall() == [("CPH2411",)]
+    assert "refused (needs confirmation; use --yes)" in done.stderr
+    assert rows(tmp_path) == []
+    assert done.stdout.startswith("Not added: the person refused to run 'add_device_model'")

