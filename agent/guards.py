@@ -30,6 +30,9 @@ class Limits:
     max_tokens_per_turn: int = 200_000
 
 
+DEFAULT_LIMITS = Limits()
+
+
 # --- per call -----------------------------------------------------------------------------------
 
 

@@ -10,24 +10,33 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from typing import Any
 
 from agent.tools import FunctionTool
 from agent.types import ToolContext
 
-_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
+_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+|[-+*/×÷=^%]")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def tokens(text: str) -> list[str]:
-    """Words for BM25: identifiers split on `_` and camelCase; Chinese as characters and bigrams."""
+    """Words for BM25: identifiers split on `_` and camelCase; English stop words dropped; Chinese as
+    characters and bigrams; arithmetic signs as words of their own."""
     out: list[str] = []
     for word in _WORD.findall(_CAMEL.sub(" ", text).lower()):
-        if word[0] < "\u3400":
-            out.append(word)
-        else:
+        if word[0] >= "\u3400":
             out += list(word) + [word[i : i + 2] for i in range(len(word) - 1)]
+        elif word not in _stop_words():
+            out.append(word)
     return out
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN_PLUS  # bm25s loads only once tools are ranked
+
+    return frozenset(STOPWORDS_EN_PLUS)
 
 
 def tool_text(tool: dict[str, Any]) -> str:
@@ -40,23 +49,24 @@ def tool_text(tool: dict[str, Any]) -> str:
 
 
 class ToolSelector:
-    def __init__(self, max_tools: int = 16, top_k: int = 5, always: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, max_tools: int = 16, top_k: int = 5, always: tuple[str, ...] = (), offer_search: bool = True
+    ) -> None:
         self.max_tools, self.top_k, self.always = max_tools, top_k, always
+        self.offer_search = offer_search  # also offer search_tools when only some tools are sent
         self.pinned: set[str] = set()  # tools search_tools found this turn
         self._index: tuple[tuple[str, ...], Any] | None = None
 
     def select(self, tools: list[dict[str, Any]], conversation: str) -> list[dict[str, Any]]:
-        """The tools to send with the next request."""
+        """The tools to send with the next request: the best matches first, in rank order."""
         others = [t for t in tools if t["function"]["name"] != SearchToolsTool.name]
         if len(others) <= self.max_tools:
             return others
-        keep = {
-            *self.rank(others, conversation)[: self.top_k],
-            *self.always,
-            *self.pinned,
-            SearchToolsTool.name,
-        }
-        return [t for t in tools if t["function"]["name"] in keep]
+        keep = [*self.rank(others, conversation)[: self.top_k], *self.always, *self.pinned]
+        if self.offer_search:
+            keep.append(SearchToolsTool.name)
+        by_name = {t["function"]["name"]: t for t in tools}
+        return [by_name[name] for name in dict.fromkeys(keep) if name in by_name]
 
     def rank(self, tools: list[dict[str, Any]], query: str) -> list[str]:
         """Tool names, best match first (only those sharing a word with the query)."""

@@ -42,6 +42,8 @@ class FunctionTool(ABC):
     sequential: ClassVar[bool] = False  # never run alongside other calls of the same reply
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
     grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the user's words
+    # requests this tool serves, with the arguments each calls for: worked examples for small models
+    examples: ClassVar[tuple[tuple[str, dict[str, Any]], ...]] = ()
 
     @property
     def needs_confirmation(self) -> bool:
@@ -52,14 +54,26 @@ class FunctionTool(ABC):
     def call(self, ctx: ToolContext, input: str) -> str:
         """Run the tool. `input` is the validated JSON arguments; raise ToolError for failures."""
 
+    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
+        """One plain sentence ("zh" or "en") of what a call did, for a host that answers with the facts
+        itself instead of a model's words (the embedded demo model). Tools may say it better."""
+        said = result["data"] if result["ok"] else result["error"]
+        text = said if isinstance(said, str) else json.dumps(said, ensure_ascii=False)
+        return f"{self.name}: {text}" if result["ok"] else f"{self.name} ✗ {text}"
+
 
 class ToolRegistry:
     def __init__(
-        self, confirm: Confirm | None = None, audit: AuditLog | None = None, max_output_chars: int = 16 * 1024
+        self,
+        confirm: Confirm | None = None,
+        audit: AuditLog | None = None,
+        max_output_chars: int = 16 * 1024,
+        confirm_effects: frozenset[Effect] = frozenset(),
     ) -> None:
         self.confirm = confirm
         self.audit = audit
         self.max_output_chars = max_output_chars
+        self.confirm_effects = confirm_effects  # effects confirmed for every tool, beyond each tool's own
         self._tools: dict[str, FunctionTool] = {}
         self._validators: dict[str, Draft202012Validator] = {}
 
@@ -77,13 +91,33 @@ class ToolRegistry:
     def runs_concurrently(self, name: str) -> bool:
         """May a call of this tool run alongside the other calls of a reply? (Unknown names: yes.)"""
         tool = self._tools.get(name)
-        return tool is None or not (tool.sequential or tool.needs_confirmation)
+        return tool is None or not (tool.sequential or self.needs_confirmation(tool))
+
+    def needs_confirmation(self, tool: FunctionTool) -> bool:
+        return tool.needs_confirmation or tool.effect in self.confirm_effects
 
     def get(self, name: str) -> FunctionTool | None:
         return self._tools.get(name)
 
     def tools(self) -> list[FunctionTool]:
         return list(self._tools.values())
+
+    def grounded(self, name: str) -> tuple[str, ...]:
+        """The parameters of tool `name` whose values must come from the user's words."""
+        tool = self._tools.get(name)
+        return tool.grounded if tool else ()
+
+    def examples(self, name: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+        tool = self._tools.get(name)
+        return tool.examples if tool else ()
+
+    def outcome(self, tool_call: Mapping[str, Any], envelope: str, lang: str) -> str:
+        """The tool's own sentence for what this call did (see `FunctionTool.outcome`)."""
+        result, tool = json.loads(envelope), self._tools.get(tool_call.get("name") or "")
+        if tool is None:
+            return f"{tool_call.get('name')} ✗ {result.get('error')}"
+        args, _ = parse_arguments(tool_call.get("args"))
+        return tool.outcome(args, result, lang)
 
     def langchain_tools(self) -> list[dict[str, Any]]:
         """The tool definitions in OpenAI format, ready for `llm.bind_tools(...)`."""
@@ -142,7 +176,7 @@ class ToolRegistry:
         denied = permission_error(tool.permission, ctx)
         if denied:
             return "permission_denied", fail(denied, retryable=False), extra
-        if tool.needs_confirmation and not (self.confirm and self.confirm(name, args)):
+        if self.needs_confirmation(tool) and not (self.confirm and self.confirm(name, args)):
             return (
                 "refused_by_person",
                 fail(f"the person refused to run {name!r}; do not retry it", retryable=False),

@@ -73,7 +73,17 @@ def database(request: pytest.FixtureRequest, tmp_path: Path):
 
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment for a `main.py` subprocess: no LLM or service settings from the outside."""
-    drop = ("LLM_", "OPENAI_", "ADD_MODEL_URL", "DEVICE_DB", "AUDIT_LOG", "MCP_CONFIG", "AGENT_USER")
+    drop = (
+        "LLM_",
+        "OPENAI_",
+        "ADD_MODEL_URL",
+        "DEVICE_DB",
+        "DATABASE_URL",
+        "LOCAL_MODEL",
+        "AUDIT_LOG",
+        "MCP_CONFIG",
+        "AGENT_USER",
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     return {**env, "PYTHONIOENCODING": "utf-8", **extra}
 

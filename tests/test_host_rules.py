@@ -373,3 +373,46 @@ def test_every_attempt_is_audited_once_with_its_decision(fake_llm, tmp_path):
     assert all(
         {"time", "user", "tool", "arguments", "outcome", "duration_ms"} <= line.keys() for line in lines
     )
+
+
+# --- policies for a weak model (the embedded demo model gets them) -----------------------------
+
+
+def test_stating_outcomes_ends_the_turn_with_the_tools_own_words(fake_llm, tmp_path, device_service):
+    tool = AddModelTool(f"{device_service.url}/api/models")
+    registry = ToolRegistry(audit=AuditLog(tmp_path / "audit.jsonl"))
+    registry.register(tool)
+    agent = ChatAgent(
+        CustomLLMWrapper(base_url=fake_llm.url),
+        registry,
+        user_id="alice",
+        permissions=frozenset({"add_model"}),
+        state_outcomes=True,
+    )
+    fake_llm.add(tool_calls(call("add_device_model", {"model": "CPH2223IN"}, "c1")))
+    assert (
+        agent.send_message("把机型 CPH2223IN 添加到数据库")
+        == "机型 CPH2223 已添加到数据库（营销名：营销名未解密）。"
+    )
+    assert len(fake_llm.requests) == 1  # the model is not asked to put the result in words
+    fake_llm.add(tool_calls(call("add_device_model", {"model": "CPH2223"}, "c2")))
+    again = agent.send_message("add CPH2223 again")
+    assert again == "Model CPH2223 already in the database; nothing was added (market name: 营销名未解密)."
+    assert agent.memory.history()[-1].content == again  # kept in the history like any answer
+
+
+def test_confirm_effects_make_every_write_wait_for_the_persons_yes(fake_llm, tmp_path):
+    asked = []
+    registry = ToolRegistry(
+        confirm=lambda name, args: asked.append(name) or False, confirm_effects=frozenset({"write"})
+    )
+    probe = Probe()
+    registry.register(probe)
+    ctx = ToolContext(user_id="alice", run_id="r1")
+    refused = json.loads(registry.execute_tool_call(ctx, {"name": "probe", "args": {"x": 1}, "id": "c1"}))
+    assert refused == {
+        "ok": False,
+        "error": "the person refused to run 'probe'; do not retry it",
+        "retryable": False,
+    }
+    assert (asked, probe.seen, registry.runs_concurrently("probe")) == (["probe"], [], False)

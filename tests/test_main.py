@@ -147,3 +147,22 @@ def test_one_turn_with_a_session_is_saved(fake_llm, tmp_path):
     assert done.returncode == 0, done.stderr
     saved = SessionStore(Path(tmp_path / "data" / "sessions.db")).load("s1")
     assert [(m.type, m.content) for m in saved] == [("human", "remember CPH2411"), ("ai", "noted")]
+
+
+def test_database_url_puts_the_embedded_service_on_postgres(fake_llm, tmp_path, database):
+    fake_llm.add(tool_calls(call("add_device_model", {"model": "CPH2411"}, "c1")), text("ok"))
+    env = clean_env(LLM_BASE_URL=fake_llm.url, **({"DATABASE_URL": database} if "://" in database else {}))
+    done = run_main("-m", "add CPH2411", cwd=tmp_path, env={**env, "DEVICE_DB": str(tmp_path / "d.db")})
+    assert done.returncode == 0, done.stderr
+    with BackgroundService(database if "://" in database else tmp_path / "d.db") as service:
+        assert service.store.get("CPH2411")["model"] == "CPH2411"
+
+
+def test_a_database_that_cannot_be_opened_ends_the_run_with_one_line_without_its_password(tmp_path):
+    url = "postgresql://agent:s3cret@127.0.0.1:1/devices"
+    done = run_main(
+        "-m", "hi", cwd=tmp_path, env=clean_env(LLM_BASE_URL="http://127.0.0.1:9/v1", DATABASE_URL=url)
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].startswith("error: the embedded device service did not start (")
+    assert "s3cret" not in done.stderr

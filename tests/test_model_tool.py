@@ -52,7 +52,9 @@ def test_replaying_the_same_call_id_writes_once(device_service):
 
 def test_service_4xx_is_not_retryable_and_carries_its_message(device_service):
     registry = registry_for(f"{device_service.url}/api/models")
-    result = run(registry, "add_device_model", {"model": "C-1"})
+    result = run(
+        registry, "add_device_model", {"model": "A1"}
+    )  # the schema lets it through; the service says no
     assert result["ok"] is False
     assert result["retryable"] is False
     assert "HTTP 422" in result["error"]
@@ -135,3 +137,33 @@ def test_a_retried_write_after_a_lost_response_writes_one_row(device_service):
     assert proxy.forwarded == 2
     assert (result["ok"], result["data"]["created"]) == (True, True)
     assert device_service.store.count() == 1
+
+
+def test_each_tool_states_its_outcome_plainly_in_the_users_language(device_service):
+    from tools import default_tools
+
+    registry = ToolRegistry()
+    for tool in default_tools(f"{device_service.url}/api/models"):
+        registry.register(tool)
+
+    def said(name: str, args: dict, lang: str, call_id: str = "c1") -> str:
+        call = {"name": name, "args": args, "id": call_id}
+        return registry.outcome(call, registry.execute_tool_call(CTX, call), lang)
+
+    assert said("list_device_models", {}, "zh") == "数据库里还没有机型。"
+    assert said("add_device_model", {"model": "V2145", "marketName": "vivo"}, "en") == (
+        "Model V2145 added to the database (market name: vivo)."
+    )
+    assert (
+        said("query_device_model", {"keyword": "V2145"}, "zh")
+        == "数据库里有 1 个匹配 V2145 的机型：V2145 (vivo)。"
+    )
+    assert said("query_device_model", {"keyword": "X9"}, "en") == "No model matching X9 is in the database."
+    assert said("list_device_models", {}, "en") == "The database has 1 model(s): V2145 (vivo)."
+    assert said("calculator", {"expression": "6 * 7"}, "zh") == "6 * 7 = 42"
+    assert said("add_device_model", {"model": "A1"}, "zh", "c2").startswith(
+        "没有添加 A1：the device service refused"
+    )
+    assert said("delete_device_model", {"model": "V2145"}, "zh") == (
+        "delete_device_model ✗ the person refused to run 'delete_device_model'; do not retry it"
+    )

@@ -99,3 +99,25 @@ def test_search_tools_pins_more_tools_for_the_turn(fake_llm):
     assert "tool_3" in offered(fake_llm.requests[1])
     agent.send_message("another turn about nothing")
     assert "tool_3" not in offered(fake_llm.requests[3])
+
+
+def test_english_stop_words_are_not_words_and_arithmetic_signs_are():
+    assert tokens("What is 15 + 27?") == ["15", "+", "27"]
+    assert tokens("Does the database have it?") == ["database"]
+
+
+def test_the_selection_comes_best_first_and_search_tools_only_when_asked(fake_llm):
+    from tools import default_tools
+
+    registry = ToolRegistry()
+    for tool in default_tools("http://127.0.0.1:9/api/models"):
+        registry.register(tool)
+    selector = ToolSelector(max_tools=0, top_k=3, offer_search=False)
+    picked = selector.select(registry.langchain_tools(), "数据库里有 V2145 吗？")
+    assert [t["function"]["name"] for t in picked][0] == "query_device_model"
+    assert [t["function"]["name"] for t in selector.select(registry.langchain_tools(), "列出所有机型")][
+        0
+    ] == ("list_device_models")
+    assert selector.select(registry.langchain_tools(), "你好呀") == []
+    ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, tool_selector=selector)
+    assert registry.get("search_tools") is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent.tools import FunctionTool, ToolRegistry
 from tools.calculator import CalculatorTool
 from tools.current_time import CurrentTimeTool
-from tools.model_tool import AddModelTool, DeleteModelTool, QueryModelTool
+from tools.model_tool import AddModelTool, DeleteModelTool, ListModelsTool, QueryModelTool
 
 
 def default_tools(models_url: str) -> list[FunctionTool]:
@@ -14,6 +14,7 @@ def default_tools(models_url: str) -> list[FunctionTool]:
     return [
         AddModelTool(models_url),
         QueryModelTool(models_url),
+        ListModelsTool(models_url),
         DeleteModelTool(models_url),
         CalculatorTool(),
         CurrentTimeTool(),

@@ -8,6 +8,7 @@ Idempotency-Key — are retried once here, so a lost response never turns into a
 
 from __future__ import annotations
 
+import re
 from contextlib import ExitStack
 from typing import Any
 
@@ -62,8 +63,14 @@ def device_service_url(settings: Settings, stack: ExitStack) -> str:
     from devicedb.server import models_url  # FastAPI and uvicorn load only here
 
     try:
-        return models_url(settings.add_model_url, settings.device_db, stack)
+        return models_url(settings.add_model_url, settings.device_db, stack, settings.database_url)
     except Exception as e:  # a file it cannot write, a port it cannot bind
+        reason = _without_password(str(e))
         raise ConfigError(
-            f"the embedded device service did not start ({e}); check DEVICE_DB or set ADD_MODEL_URL"
+            f"the embedded device service did not start ({reason}); check DEVICE_DB or DATABASE_URL, "
+            "or set ADD_MODEL_URL"
         ) from None
+
+
+def _without_password(text: str) -> str:
+    return re.sub(r"(://[^/:@\s]*):[^/@\s]*@", r"\1:***@", text)

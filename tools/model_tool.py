@@ -1,18 +1,27 @@
-"""AddModelTool, QueryModelTool, DeleteModelTool: the device-model tools, on the service at ADD_MODEL_URL.
+"""AddModelTool, QueryModelTool, ListModelsTool, DeleteModelTool: the device-model tools, on the service
+at ADD_MODEL_URL.
 
 Mirrors `tools/model_tool.go` of the tutorial: `add_device_model` has the tutorial's name, description
-and parameters (plus length limits) and posts the tutorial's body. What the host adds: the user's
-id injected as `createdBy`, the `add_model` permission, and the run's Idempotency-Key.
+and parameters (plus length limits, and an English sentence so English requests find it too) and posts
+the tutorial's body. What the host adds: the user's id injected as `createdBy`, the `add_model`
+permission, values grounded in the user's words, and the run's Idempotency-Key.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import quote
 
 from agent.types import ToolContext
 from devicedb.schema import DEFAULT_MARKET_NAME
 from tools.device_service import DeviceServiceTool
+
+CODE = {  # a model code: letters and digits, with at least one digit (CPH2223, V2145, 2201123C)
+    "type": "string",
+    "maxLength": 30,
+    "pattern": "^[A-Za-z0-9]*[0-9][A-Za-z0-9]*$",
+}
 
 
 class AddModelTool(DeviceServiceTool):
@@ -20,19 +29,21 @@ class AddModelTool(DeviceServiceTool):
     idempotent = True  # the service keeps one row per code
     permission = "add_model"
     injected = {"createdBy": "user_id"}
-    grounded = ("model",)
+    grounded = ("model", "marketName", "marketNameEn")
+    examples = (
+        ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
+        ("Add model RMX1901 to the database", {"model": "RMX1901"}),
+    )
     description = (
         "添加设备机型到数据库。当用户查询未解禁的机型时，可以使用此工具将机型添加到数据库中。"
         "机型代码应该去除后缀（如 IN、CN 等），例如 CPH2223IN 应该使用 CPH2223。"
+        "Add (record, save) a device model code to the database, "
+        'e.g. "add RMX1901", "把 PJD110 加入数据库".'
     )
     parameters = {
         "type": "object",
         "properties": {
-            "model": {
-                "type": "string",
-                "maxLength": 30,
-                "description": "机型代码，例如 CPH2223（去除后缀如 IN、CN 等）",
-            },
+            "model": {**CODE, "description": "机型代码，例如 CPH2223（去除后缀如 IN、CN 等）"},
             "marketName": {
                 "type": "string",
                 "maxLength": 100,
@@ -61,14 +72,35 @@ class AddModelTool(DeviceServiceTool):
             return self.request(ctx, "POST", json=body, retries=0)
         return self.request(ctx, "POST", json=body, headers={"Idempotency-Key": ctx.idempotency_key})
 
+    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
+        if not result["ok"]:
+            return (
+                f"没有添加 {args.get('model')}：{result['error']}"
+                if lang == "zh"
+                else f"Not added: {result['error']}"
+            )
+        row = result["data"]
+        if lang == "zh":
+            done = "已添加到数据库" if row["created"] else "已在数据库中，没有重复添加"
+            return f"机型 {row['model']} {done}（营销名：{row['marketName']}）。"
+        done = "added to the database" if row["created"] else "already in the database; nothing was added"
+        return f"Model {row['model']} {done} (market name: {row['marketName']})."
+
 
 class QueryModelTool(DeviceServiceTool):
     name = "query_device_model"
     effect = "read"
     grounded = ("keyword",)
+    examples = (
+        ("数据库里有 A5010 吗？", {"keyword": "A5010"}),
+        ("Is PHB110 in the database?", {"keyword": "PHB110"}),
+    )
     description = (
         "查询数据库中已有的设备机型（只读）。按机型代码（例如 CPH2223）或营销名关键字查找，"
-        "返回匹配的记录。用户问某个机型是否已在数据库中时使用；不要用它添加机型。"
+        "返回匹配的记录。用户问某个机型是否已在数据库中时使用，例如“数据库里有 A5010 吗？”"
+        "“查一下 PJD110 在不在”；不要用它添加机型。"
+        'Look up whether a model is in the database (read only), e.g. "is PJD110 in the database?", '
+        '"does the database have A5010?".'
     )
     parameters = {
         "type": "object",
@@ -87,6 +119,54 @@ class QueryModelTool(DeviceServiceTool):
         keyword = json.loads(input)["keyword"]
         return self.request(ctx, "GET", params={"q": keyword, "limit": 10})
 
+    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
+        if not result["ok"]:
+            return super().outcome(args, result, lang)
+        keyword, found = args.get("keyword"), result["data"]
+        if not found["total"]:
+            return (
+                f"数据库里没有匹配 {keyword} 的机型。"
+                if lang == "zh"
+                else f"No model matching {keyword} is in the database."
+            )
+        rows = _rows(found["items"])
+        if lang == "zh":
+            return f"数据库里有 {found['total']} 个匹配 {keyword} 的机型：{rows}。"
+        return f"The database has {found['total']} model(s) matching {keyword}: {rows}."
+
+
+class ListModelsTool(DeviceServiceTool):
+    name = "list_device_models"
+    effect = "read"
+    examples = (("数据库里都有哪些机型？", {}), ("Show all models", {}))
+    description = (
+        "列出数据库里已有的全部机型（只读），例如“数据库里都有哪些机型？”“列出全部机型”。"
+        'List all the models in the database (read only), e.g. "show all models".'
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "最多几个，默认 20"}
+        },
+        "additionalProperties": False,
+    }
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return self.request(ctx, "GET", params={"limit": json.loads(input).get("limit", 20)})
+
+    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
+        if not result["ok"]:
+            return super().outcome(args, result, lang)
+        found = result["data"]
+        if not found["total"]:
+            return "数据库里还没有机型。" if lang == "zh" else "The database has no models yet."
+        rows = _rows(found["items"])
+        return (
+            f"数据库里共有 {found['total']} 个机型：{rows}。"
+            if lang == "zh"
+            else f"The database has {found['total']} model(s): {rows}."
+        )
+
 
 class DeleteModelTool(DeviceServiceTool):
     name = "delete_device_model"
@@ -94,12 +174,13 @@ class DeleteModelTool(DeviceServiceTool):
     idempotent = True
     permission = "delete_model"
     grounded = ("model",)
-    description = "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"
+    description = (
+        "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"
+        "Delete a device model from the database."
+    )
     parameters = {
         "type": "object",
-        "properties": {
-            "model": {"type": "string", "maxLength": 30, "description": "要删除的机型代码，例如 CPH2223"},
-        },
+        "properties": {"model": {**CODE, "description": "要删除的机型代码，例如 CPH2223"}},
         "required": ["model"],
         "additionalProperties": False,
     }
@@ -107,3 +188,16 @@ class DeleteModelTool(DeviceServiceTool):
     def call(self, ctx: ToolContext, input: str) -> str:
         code = quote(json.loads(input)["model"].strip(), safe="")
         return self.request(ctx, "DELETE", path=f"/{code}", retries=0)  # a replayed DELETE would say 404
+
+    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
+        if not result["ok"]:
+            return super().outcome(args, result, lang)
+        model = result["data"]["model"]
+        return (
+            f"已从数据库删除机型 {model}。" if lang == "zh" else f"Deleted model {model} from the database."
+        )
+
+
+def _rows(items: list[dict[str, Any]], most: int = 20) -> str:
+    shown = ", ".join(f"{row['model']} ({row['marketName']})" for row in items[:most])
+    return shown + (" …" if len(items) > most else "")

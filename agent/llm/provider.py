@@ -3,15 +3,18 @@ and what the rest of the program must know about it, so nothing else asks which 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from agent.config import Settings
+from agent.guards import DEFAULT_LIMITS, Limits
 from agent.llm_wrapper import CustomLLMWrapper
-from agent.tools import Effect
+from agent.tool_selection import ToolSelector
+from agent.tools import Effect, ToolRegistry
 from agent.types import ConfigError
 
 ALL_EFFECTS: frozenset[Effect] = frozenset({"read", "write", "destructive"})
@@ -19,11 +22,22 @@ ALL_EFFECTS: frozenset[Effect] = frozenset({"read", "write", "destructive"})
 
 @dataclass(frozen=True)
 class ModelChoice:
+    """A chat model and the host policies that go with it (a weak model gets more of them)."""
+
     llm: BaseChatModel
     description: str  # what /model shows
     streams_with_tools: bool  # can it stream its answer while tools are offered?
     tool_effects: frozenset[Effect] = ALL_EFFECTS  # the kinds of tool it is offered (least privilege)
+    confirm_effects: frozenset[Effect] = frozenset()  # confirmed by the person, beyond destructive tools
+    selector: ToolSelector = field(default_factory=ToolSelector)  # which tools each request carries
+    state_outcomes: bool = False  # one tool round, then the host states each tool's outcome
+    limits: Limits = DEFAULT_LIMITS  # rounds, calls, deadline and tokens of one turn
+    constrain: Callable[[ToolRegistry], BaseChatModel] | None = None  # wraps `llm` with the registry's facts
     notice: str = ""  # told to the person at start-up
+
+    def model_for(self, registry: ToolRegistry) -> BaseChatModel:
+        """The chat model that drives the loop over `registry`'s tools."""
+        return self.constrain(registry) if self.constrain else self.llm
 
 
 def choose_model(settings: Settings, stack: ExitStack) -> ModelChoice:
@@ -37,21 +51,9 @@ def choose_model(settings: Settings, stack: ExitStack) -> ModelChoice:
         name = settings.llm_model or getattr(llm, "model_name", "") or "(server default)"
         where = f"{name} at {settings.llm_base_url} [{settings.llm_backend}]"
         return ModelChoice(llm, where, streams_with_tools=True)
-    return _embedded(settings, stack)
+    from agent.llm.embedded import embedded_choice  # its runtime loads only when it is used
 
-
-def _embedded(settings: Settings, stack: ExitStack) -> ModelChoice:
-    from agent.llm.local_model import LocalModelServer  # its runtime loads only when it is used
-
-    server = stack.enter_context(LocalModelServer())
-    llm = make_llm(settings, server.base_url, temperature=server.temperature, max_tokens=server.max_tokens)
-    return ModelChoice(
-        llm,
-        f"{server.model_name}, the embedded demo model, at {server.base_url}",
-        streams_with_tools=server.streams_with_tools,
-        tool_effects=server.tool_effects,
-        notice=server.notice,
-    )
+    return embedded_choice(settings, stack)
 
 
 def make_llm(
@@ -60,9 +62,10 @@ def make_llm(
     api_key: str | None = None,
     temperature: float | None = None,
     max_tokens: int | None = None,
+    timeout: float | None = None,
 ) -> BaseChatModel:
     """`wrapper` = the tutorial's hand-written client; `chatopenai` = langchain-openai's ChatOpenAI."""
-    key = api_key or settings.llm_api_key
+    key, timeout = api_key or settings.llm_api_key, timeout or settings.llm_timeout
     if settings.llm_backend == "chatopenai":
         from agent.llm.chatopenai import ChatOpenAIBackend  # imported only when chosen: slow to import
 
@@ -70,7 +73,7 @@ def make_llm(
             base_url=base_url,
             api_key=SecretStr(key or "not-needed"),
             model=settings.llm_model or "default",
-            timeout=settings.llm_timeout,
+            timeout=timeout,
             max_retries=2,
             temperature=temperature,
         )
@@ -78,7 +81,7 @@ def make_llm(
         base_url=base_url,
         api_key=key,
         model=settings.llm_model,
-        timeout=settings.llm_timeout,
+        timeout=timeout,
         temperature=temperature,
         max_tokens=max_tokens,
     )
