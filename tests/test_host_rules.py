@@ -286,11 +286,11 @@ def test_a_tool_failing_twice_is_withdrawn_for_the_turn(fake_llm, tmp_path):
 
 def test_a_stalled_endpoint_hits_the_deadline_and_history_stays_valid(fake_llm, tmp_path):
     agent = make_agent(fake_llm, tmp_path, Probe(), deadline_seconds=1.0)
-    fake_llm.add(tool_calls(call("probe", {"x": 1}, "c1")), Reply(text("too late"), delay=5))
+    fake_llm.add(tool_calls(call("probe", {"x": 1}, "c1")), Reply(text("too late"), delay=30))
     started = time.monotonic()
     with pytest.raises(DeadlineError):
         agent.send_message("go")
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 15  # the deadline, not the server's 30 s
     fake_llm.add(text("back"))
     assert agent.send_message("again") == "back"
     assert_every_call_has_a_result(fake_llm.requests[-1])

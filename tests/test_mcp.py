@@ -155,7 +155,7 @@ def test_a_crash_mid_call_is_retryable_and_the_server_comes_back(tmp_path):
     with toolset(tmp_path, BAD) as mcp:
         started = time.monotonic()
         crashed = run(mcp.registry, "bad__crash", {})
-        assert time.monotonic() - started < 4
+        assert time.monotonic() - started < 15  # reported, not waited out
         assert (crashed["ok"], crashed["retryable"]) == (False, True)
         assert "it will be restarted on next use" in crashed["error"]
         assert "not repeated" in crashed["error"]
@@ -166,7 +166,7 @@ def test_a_hung_call_times_out_and_the_next_call_works(tmp_path):
     with toolset(tmp_path, BAD) as mcp:
         started = time.monotonic()
         hung = run(mcp.registry, "bad__hang", {})
-        assert 2.5 < time.monotonic() - started < 6
+        assert 2.5 < time.monotonic() - started < 30  # the 3 s timeout fired
         assert (hung["ok"], hung["retryable"]) == (False, True)
         assert "no answer within 3s" in hung["error"]
         assert run(mcp.registry, "bad__echo", {"text": "x"})["ok"] is True
