@@ -10,7 +10,7 @@ import getpass
 import json
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -72,6 +72,35 @@ def fail(error: str, retryable: bool) -> str:
 # --- what the host knows and the model never writes -------------------------------------------
 
 
+class ToolChannel(Protocol):
+    """What a running tool may tell, or ask, whoever it runs for, when its host has a way to reach them
+    (the MCP server does: log messages, progress notifications, elicitation). Called from the tool's
+    thread."""
+
+    def log(self, level: str, data: Any) -> None:
+        """A log message; `level` is one of syslog's: debug, info, notice, warning, error, ..."""
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """How far the work is; `done` must grow from one report to the next."""
+
+    def ask(self, message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+        """Ask the person to fill in a form (a flat JSON Schema): ("accept", answers), ("decline", None)
+        or ("cancel", None). Raises ToolError when nobody can be asked."""
+
+
+class NoChannel:
+    """The channel of a host with no way to reach anyone: messages and progress go nowhere."""
+
+    def log(self, level: str, data: Any) -> None:
+        pass
+
+    def progress(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        pass
+
+    def ask(self, message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+        raise ToolError("this tool needs to ask the person, and this host has no way to ask")
+
+
 @dataclass(frozen=True)
 class ToolContext:
     user_id: str
@@ -81,6 +110,7 @@ class ToolContext:
     idempotency_key: str = ""
     deadline: float | None = None  # time.monotonic() value after which the run must stop
     user_text: tuple[str, ...] | None = None  # the user's messages so far; None: no conversation (MCP)
+    channel: ToolChannel = field(default_factory=NoChannel, compare=False, repr=False)
 
     def for_call(self, call_id: str) -> ToolContext:
         key = f"{self.run_id}:{call_id}" if self.run_id and call_id else ""

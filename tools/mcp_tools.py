@@ -4,30 +4,28 @@ through elicitation, and a resources/list_changed notification when a call chang
 The tutorial's second MCP capability, Tools. Every call goes through the same ToolRegistry as in the chat
 (validation, permissions, identity from the host, audit). A tool that needs the person's confirmation
 (`delete_device_model`) is offered only to clients that can ask their person (elicitation), and each
-run is confirmed that way first; to other clients it does not exist.
+run is confirmed that way first; to other clients it does not exist. While it runs, a tool reaches the
+client through its `ctx.channel` (`tools/mcp_channel.py`).
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from typing import Any
 
 import anyio
 import mcp_types as types
 from anyio.from_thread import run as run_on_loop
-from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext
 from tools.device_service import DeviceServiceTool
+from tools.mcp_channel import LEVELS, ClientChannel, Request, ask_person, can_ask_person, progress_reported
 
-LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-Request = ServerRequestContext[Any, Any]
 _request: ContextVar[Request] = ContextVar("mcp_request")  # the call being run
 
 
@@ -49,15 +47,8 @@ def confirm_through_elicitation(name: str, args: dict[str, Any]) -> bool:
 
 async def _ask_person(ctx: Request, name: str, args: dict[str, Any]) -> bool:
     question = f"Run {name}({json.dumps(args, ensure_ascii=False)})? It cannot be undone."
-    answer = await ctx.session.elicit_form(
-        question, {"type": "object", "properties": {}}, related_request_id=ctx.request_id
-    )
+    answer = await ask_person(ctx, question, {"type": "object", "properties": {}})
     return answer.action == "accept"
-
-
-def can_ask_person(ctx: Request) -> bool:
-    capabilities = ctx.session.client_capabilities
-    return capabilities is not None and capabilities.elicitation is not None
 
 
 class ToolHandlers:
@@ -99,8 +90,9 @@ class ToolHandlers:
         call = {"name": name, "args": args, "id": f"mcp_{uuid.uuid4().hex[:12]}"}
         token = _request.set(ctx)  # worker threads get a copy of the context: the confirmation finds it
         try:
-            async with progress_reported(ctx, name):
-                envelope = await anyio.to_thread.run_sync(self.registry.execute_tool_call, self.host, call)
+            async with progress_reported(ctx, name) as progress:
+                host = replace(self.host, channel=ClientChannel(ctx, name, self.log, progress))
+                envelope = await anyio.to_thread.run_sync(self.registry.execute_tool_call, host, call)
                 return json.loads(envelope)
         finally:
             _request.reset(token)
@@ -109,32 +101,12 @@ class ToolHandlers:
         self._levels[_connection(ctx)] = params.level
         return types.EmptyResult()
 
-    async def log(self, ctx: Request, level: str, data: Any) -> None:
+    async def log(self, ctx: Request, level: str, data: Any, logger: str = "tools") -> None:
+        """A log message on the call's stream, if the connection's level lets it through ("tools": ours;
+        a tool's own messages carry its name)."""
         minimum = self._levels.get(_connection(ctx), "info")
         if LEVELS.index(level) >= LEVELS.index(minimum):
-            await ctx.session.send_log_message(level, data, logger="tools", related_request_id=ctx.request_id)  # type: ignore[arg-type]
-
-
-@asynccontextmanager
-async def progress_reported(ctx: Request, name: str) -> AsyncIterator[None]:
-    """Progress while the call runs (only if the client asked with a progressToken): 0 at the start,
-    one step a second while it lasts, the total at the end."""
-    steps = [0]
-
-    async def tick() -> None:
-        while True:
-            await anyio.sleep(1)
-            steps[0] += 1
-            await ctx.session.report_progress(steps[0], None, f"{name}: still running ({steps[0]} s)")
-
-    await ctx.session.report_progress(0, None, f"{name}: started")
-    async with anyio.create_task_group() as ticker:
-        ticker.start_soon(tick)
-        try:
-            yield
-        finally:
-            ticker.cancel_scope.cancel()
-    await ctx.session.report_progress(steps[0] + 1, steps[0] + 1, f"{name}: done")
+            await ctx.session.send_log_message(level, data, logger=logger, related_request_id=ctx.request_id)  # type: ignore[arg-type]
 
 
 def _connection(ctx: Request) -> str:
