@@ -21,7 +21,7 @@ trap 'kill "${SERVER_PID:-}" 2>/dev/null || true; rm -rf "$RESULTS"' EXIT
 
 PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 (cd "$ROOT" && DEVICE_DB="$RESULTS/devices.db" AUDIT_LOG="$RESULTS/audit.jsonl" ADD_MODEL_URL= \
-  exec $PY -m tools.mcp_server --http "$PORT" </dev/null >"$RESULTS/server.log" 2>&1) &
+  exec $PY -m tools.mcp_server --http "$PORT" --with-fixtures conformance.fixtures </dev/null >"$RESULTS/server.log" 2>&1) &
 SERVER_PID=$!
 for _ in $(seq 100); do
   $PY -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null && break

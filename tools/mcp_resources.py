@@ -3,12 +3,15 @@
 The tutorial's first MCP capability, Resources ("资源：让模型读取的数据"), served from the device service's
 HTTP API at ADD_MODEL_URL (GET /api/models?q=&limit=&offset= and GET /api/models/{model}), so the server
 reads the same database the tools write. Completion of a `model` argument (of the template or of a
-prompt) suggests the codes the database holds.
+prompt) suggests the codes the database holds. A module may add text resources beside them
+(`TextResource`, see `--with-fixtures`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -16,6 +19,7 @@ import anyio
 import mcp_types as types
 import requests
 from mcp.shared.exceptions import MCPError
+from mcp.shared.uri_template import UriTemplate
 
 from agent.llm.transport import session_for
 from tools.mcp_prompts import PROMPTS
@@ -68,18 +72,53 @@ def resource_of(record: dict[str, Any]) -> types.Resource:
     )
 
 
-class DeviceResources:
-    """The resource and completion handlers of the server, over a DeviceCatalog."""
+@dataclass(frozen=True)
+class TextResource:
+    """A text resource served beside the device models: at one URI, or at every URI of a template
+    (RFC 6570, e.g. `notes://{topic}`), whose variables `text` receives as keyword arguments."""
 
-    def __init__(self, catalog: DeviceCatalog) -> None:
+    uri: str
+    name: str
+    description: str
+    mime_type: str
+    text: Callable[..., str]
+
+    @property
+    def is_template(self) -> bool:
+        return bool(UriTemplate.parse(self.uri).variable_names)
+
+    def listed(self) -> types.Resource:
+        return types.Resource(
+            uri=self.uri, name=self.name, description=self.description, mime_type=self.mime_type
+        )
+
+    def listed_template(self) -> types.ResourceTemplate:
+        return types.ResourceTemplate(
+            uri_template=self.uri, name=self.name, description=self.description, mime_type=self.mime_type
+        )
+
+    def read(self, uri: str) -> types.TextResourceContents | None:
+        variables = UriTemplate.parse(self.uri).match(uri)
+        if variables is None:
+            return None
+        return types.TextResourceContents(uri=uri, mime_type=self.mime_type, text=self.text(**variables))
+
+
+class DeviceResources:
+    """The resource and completion handlers of the server: the device models over a DeviceCatalog, and
+    the `extra` text resources a module adds (listed first)."""
+
+    def __init__(self, catalog: DeviceCatalog, extra: Sequence[TextResource] = ()) -> None:
         self.catalog = catalog
+        self.extra = tuple(extra)
 
     async def list_resources(self, ctx: object, params: types.PaginatedRequestParams | None) -> Any:
         offset = int(params.cursor) if params and params.cursor and params.cursor.isdigit() else 0
         items, total = await anyio.to_thread.run_sync(self.catalog.search, "", PAGE, offset)
         following = offset + len(items)
+        extra = [r.listed() for r in self.extra if not r.is_template] if offset == 0 else []
         return types.ListResourcesResult(
-            resources=[resource_of(r) for r in items],
+            resources=extra + [resource_of(r) for r in items],
             next_cursor=str(following) if following < total else None,
         )
 
@@ -91,18 +130,26 @@ class DeviceResources:
             description="One device model of the database by its code, e.g. devicedb://models/CPH2223",
             mime_type="application/json",
         )
-        return types.ListResourceTemplatesResult(resource_templates=[template])
+        extra = [r.listed_template() for r in self.extra if r.is_template]
+        return types.ListResourceTemplatesResult(resource_templates=[template, *extra])
 
     async def read(self, ctx: object, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
-        model = uri.removeprefix(SCHEME) if uri.startswith(SCHEME) else ""
+        contents = await self._read_model(uri) if uri.startswith(SCHEME) else self._read_extra(uri)
+        if contents is None:
+            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+        return types.ReadResourceResult(contents=[contents])
+
+    async def _read_model(self, uri: str) -> types.TextResourceContents | None:
+        model = uri.removeprefix(SCHEME)
         record = await anyio.to_thread.run_sync(self.catalog.get, model) if model else None
         if record is None:
-            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+            return None
         text = json.dumps(record, ensure_ascii=False)
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
-        )
+        return types.TextResourceContents(uri=uri, mime_type="application/json", text=text)
+
+    def _read_extra(self, uri: str) -> types.TextResourceContents | None:
+        return next((found for r in self.extra if (found := r.read(uri)) is not None), None)
 
     async def complete(self, ctx: object, params: types.CompleteRequestParams) -> types.CompleteResult:
         """Codes of the database for a `model` argument of our template or prompts; nothing for the rest."""

@@ -5,6 +5,8 @@ The tutorial's `weather_server.py` idea, done with our tools: the three capabili
 Tools (`tools/mcp_tools.py`), Resources (`tools/mcp_resources.py`) and Prompts (`tools/mcp_prompts.py`),
 plus logging, completion and progress, on the official `mcp` SDK's low-level Server.
 Without ADD_MODEL_URL it starts the embedded device service, as `main.py` does.
+`--with-fixtures MODULE` also serves the tools, prompts and resources of MODULE's `EXTRAS`
+(`tools/mcp_extras.py`; the conformance suite's fixtures are `conformance.fixtures`).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from agent.audit import AuditLog
 from agent.config import Settings, load_permissions
-from agent.tools import ToolRegistry
+from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ConfigError, ToolContext
 from tools import default_tools
 from tools.device_service import device_service_url
 from tools.mcp_events import MemoryEventStore
-from tools.mcp_prompts import get_prompt, list_prompts
+from tools.mcp_extras import Extras, load_extras
+from tools.mcp_prompts import TASKS, Prompts
 from tools.mcp_resources import DeviceCatalog, DeviceResources
 from tools.mcp_tools import ToolHandlers, confirm_through_elicitation, tool_annotations
 
@@ -40,17 +43,24 @@ RETRY_MS = 1000  # how long a client waits before reconnecting to a dropped stre
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 
-def build_registry(models_url: str, audit: AuditLog | None = None) -> ToolRegistry:
-    """Every tool of `tools/__init__.py`; those that need confirmation ask the client's person."""
+def build_registry(
+    models_url: str, audit: AuditLog | None = None, extra_tools: tuple[FunctionTool, ...] = ()
+) -> ToolRegistry:
+    """Every tool of `tools/__init__.py` (and `extra_tools`); those that need confirmation ask the
+    client's person."""
     registry = ToolRegistry(confirm=confirm_through_elicitation, audit=audit)
-    for tool in default_tools(models_url):
+    for tool in [*default_tools(models_url), *extra_tools]:
         registry.register(tool)
     return registry
 
 
-def build_server(registry: ToolRegistry, host: ToolContext, models_url: str) -> Server:
+def build_server(
+    registry: ToolRegistry, host: ToolContext, models_url: str, extras: Extras | None = None
+) -> Server:
+    extras = extras or Extras()
     tools = ToolHandlers(registry, host)
-    resources = DeviceResources(DeviceCatalog(models_url))
+    resources = DeviceResources(DeviceCatalog(models_url), extras.resources)
+    prompts = Prompts({**TASKS, **extras.prompts})
     return DeviceServer(
         "tool-use-agent",
         version="0.1",
@@ -62,8 +72,8 @@ def build_server(registry: ToolRegistry, host: ToolContext, models_url: str) -> 
         on_list_resource_templates=resources.list_templates,
         on_read_resource=resources.read,
         on_completion=resources.complete,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
+        on_list_prompts=prompts.list_prompts,
+        on_get_prompt=prompts.get_prompt,
     )
 
 
@@ -90,13 +100,17 @@ def main() -> int:
     parser.add_argument(
         "--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT/mcp"
     )
+    parser.add_argument(
+        "--with-fixtures", metavar="MODULE", help="also serve MODULE's EXTRAS (e.g. conformance.fixtures)"
+    )
     args = parser.parse_args()
     settings = Settings()
     try:
+        extras = load_extras(args.with_fixtures)
         with ExitStack() as stack:
             models_url = device_service_url(settings, stack)
-            registry = build_registry(models_url, AuditLog(settings.audit_log))
-            serve(build_server(registry, host_context(settings), models_url), args.http)
+            registry = build_registry(models_url, AuditLog(settings.audit_log), extras.tools)
+            serve(build_server(registry, host_context(settings), models_url, extras), args.http)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
