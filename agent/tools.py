@@ -102,15 +102,6 @@ class ToolRegistry:
     def tools(self) -> list[FunctionTool]:
         return list(self._tools.values())
 
-    def grounded(self, name: str) -> tuple[str, ...]:
-        """The parameters of tool `name` whose values must come from the user's words."""
-        tool = self._tools.get(name)
-        return tool.grounded if tool else ()
-
-    def examples(self, name: str) -> tuple[tuple[str, dict[str, Any]], ...]:
-        tool = self._tools.get(name)
-        return tool.examples if tool else ()
-
     def outcome(self, tool_call: Mapping[str, Any], envelope: str, lang: str) -> str:
         """The tool's own sentence for what this call did (see `FunctionTool.outcome`)."""
         result, tool = json.loads(envelope), self._tools.get(tool_call.get("name") or "")

@@ -71,6 +71,19 @@ def database(request: pytest.FixtureRequest, tmp_path: Path):
     cluster.drop_database(name)
 
 
+@pytest.fixture
+def service(database):
+    """The device service in this process, on `database` (a test file may override it)."""
+    with BackgroundService(database) as service:
+        yield service
+
+
+@pytest.fixture
+def api(service):
+    """The service's `.../api/models` URL."""
+    return f"{service.url}/api/models"
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment for a `main.py` subprocess: no LLM or service settings from the outside."""
     drop = (

@@ -8,21 +8,9 @@ import pytest
 import requests
 
 from devicedb.schema import normalize_code
-from devicedb.server import BackgroundService
 from tests.devicedb_support import rows
 
 CODE_RULE = "must be 3-20 letters or digits"
-
-
-@pytest.fixture
-def service(database):
-    with BackgroundService(database) as service:
-        yield service
-
-
-@pytest.fixture
-def api(service):
-    return f"{service.url}/api/models"
 
 
 def test_add_then_add_again(api, database):

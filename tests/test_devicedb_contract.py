@@ -5,19 +5,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from devicedb.server import BackgroundService
 from tests.devicedb_support import rows
-
-
-@pytest.fixture
-def service(database):
-    with BackgroundService(database) as service:
-        yield service
-
-
-@pytest.fixture
-def api(service):
-    return f"{service.url}/api/models"
 
 
 def refusal(resp: requests.Response) -> tuple[int, str]:

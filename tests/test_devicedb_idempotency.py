@@ -25,11 +25,6 @@ def service(database, clock):
         yield service
 
 
-@pytest.fixture
-def api(service):
-    return f"{service.url}/api/models"
-
-
 def post(api: str, key: str, **body: str) -> requests.Response:
     return requests.post(api, json=body, headers={"Idempotency-Key": key}, timeout=30)
 

@@ -78,10 +78,9 @@ def test_reference_server_errors_come_back_as_envelopes(tmp_path):
     )
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_our_server_with_the_official_client(tmp_path, transport, device_service):
-    env = {"ADD_MODEL_URL": f"{device_service.url}/api/models", "AUDIT_LOG": str(tmp_path / "audit.jsonl")}
-    server = ServerConfig(
+def ours(env: dict[str, str]) -> ServerConfig:
+    """This project's MCP server over stdio, as a trusted server of the chat."""
+    return ServerConfig(
         name="ours",
         command=sys.executable,
         args=["-m", "tools.mcp_server"],
@@ -90,6 +89,12 @@ def test_our_server_with_the_official_client(tmp_path, transport, device_service
         trusted=True,
         timeout=20,
     )
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_our_server_with_the_official_client(tmp_path, transport, device_service):
+    env = {"ADD_MODEL_URL": f"{device_service.url}/api/models", "AUDIT_LOG": str(tmp_path / "audit.jsonl")}
+    server = ours(env)
     if transport == "http":
         server = start_http_server(tmp_path, env)
     with toolset(tmp_path, server) as mcp:

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from agent.mcp.toolset import McpToolset
 from agent.tools import ToolRegistry
 from tests.conftest import ROOT, clean_env
-from tests.test_mcp import start_http_server
+from tests.test_mcp import ours, start_http_server
 from tools.mcp_server import RETRY_MS
 
 
@@ -125,18 +125,10 @@ def test_delete_is_confirmed_by_the_persons_answer(tmp_path, device_service, ans
         asked.append((server, request.message))
         return answer, {} if answer == "accept" else None
 
-    from agent.mcp.client import Person, ServerConfig
+    from agent.mcp.client import Person
 
     env = {"ADD_MODEL_URL": f"{device_service.url}/api/models", "AUDIT_LOG": str(tmp_path / "audit.jsonl")}
-    server = ServerConfig(
-        name="ours",
-        command=sys.executable,
-        args=["-m", "tools.mcp_server"],
-        cwd=str(ROOT),
-        env=env,
-        trusted=True,
-        timeout=20,
-    )
+    server = ours(env)
     registry = ToolRegistry(confirm=lambda *a: True)
     with McpToolset([server], registry, tmp_path, print, Person(ask=person)):
         call = {"name": "ours__delete_device_model", "args": {"model": "CPH2223"}, "id": "c1"}

@@ -51,16 +51,14 @@ def arguments_schema(
     """The tool's arguments schema with grounded values drawn from `said`; None if it cannot be called."""
     properties, required = dict(parameters.get("properties", {})), list(parameters.get("required", []))
     candidates = spans(said)
-    for name in grounded:
-        if name not in properties:
+    for name in (n for n in grounded if n in properties):
+        if name not in required:
+            properties.pop(name)  # an optional value the user may have given is left out, not guessed
             continue
         values = [v for v in candidates if fits(v, properties[name])]
-        if name in required and not values:
+        if not values:
             return None
-        if values and name in required:
-            properties[name] = {"enum": values}
-        else:  # an optional value the user may have given is left out rather than guessed
-            properties.pop(name)
+        properties[name] = {"enum": values}
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
@@ -69,11 +67,10 @@ def callable_tools(
 ) -> list[tuple[str, dict]]:
     """(name, arguments schema) of each tool that can be called from `said`, in the order given."""
     found = []
-    for tool in tools:
-        function = tool["function"]
-        arguments = arguments_schema(
-            function.get("parameters", {}), registry.grounded(function["name"]), said
-        )
+    for definition in tools:
+        function = definition["function"]
+        tool = registry.get(function["name"])
+        arguments = arguments_schema(function.get("parameters", {}), tool.grounded if tool else (), said)
         if arguments is not None:
             found.append((function["name"], arguments))
     return found
@@ -164,8 +161,8 @@ class GrammarChatModel(BaseChatModel):
         """What the chat template shows: the offered tools, and their worked examples as earlier turns."""
         names = [name for name, _ in options]
         examples = [
-            {"request": request, "call": {"tool": name, "arguments": arguments}}
-            for name in names
-            for request, arguments in self.registry.examples(name)
+            {"request": request, "call": {"tool": tool.name, "arguments": arguments}}
+            for tool in filter(None, map(self.registry.get, names))
+            for request, arguments in tool.examples
         ]
         return {"tools": [t for t in tools if t["function"]["name"] in names], "examples": examples}
