@@ -1,6 +1,6 @@
 """The device service inside this process: uvicorn in a background thread on a free loopback port.
 
-A database is a SQLite file path or a `postgresql://` URL (store.open_store). workers.py runs the
+A database is a SQLite file path or a `postgresql://` URL (database.open_store). workers.py runs the
 service in front, as `python -m devicedb`.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import uvicorn
 
 from devicedb.app import create_app
-from devicedb.store import open_store
+from devicedb.database import open_store
 
 
 class BackgroundService:

@@ -188,17 +188,6 @@ def statements(script: str) -> list[str]:
     return [s.strip() for s in code.split(";") if s.strip()]
 
 
-def open_store(database: str | Path, **options: Any) -> DeviceStore:
-    """A Postgres store for a `postgresql://` URL, else a SQLite store on that file."""
-    if str(database).startswith(("postgresql://", "postgres://")):
-        from devicedb.postgres_store import PostgresStore
-
-        return PostgresStore(str(database), **options)
-    from devicedb.sqlite_store import SqliteStore
-
-    return SqliteStore(database, **options)
-
-
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 

@@ -20,8 +20,9 @@ from pathlib import Path
 import uvicorn
 
 from devicedb.app import create_app
+from devicedb.database import open_store
+from devicedb.processes import stop
 from devicedb.server import free_port, listening_socket
-from devicedb.store import open_store
 
 
 def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
@@ -31,21 +32,22 @@ def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) 
         return run_worker(sock, str(database))
     spawn = multiprocessing.get_context("spawn")
     processes = [spawn.Process(target=run_worker, args=(sock, str(database))) for _ in range(workers)]
-
-    def stop(*_: object) -> None:
-        for process in processes:
-            process.terminate()
-
-    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGTERM, _exit)
     for process in processes:
         process.start()
-    for process in processes:
-        while process.is_alive():
-            try:
-                process.join()
-            except KeyboardInterrupt:  # Ctrl-C reached the workers too: they are shutting down
-                continue
+    try:
+        for process in processes:
+            process.join()
+    except KeyboardInterrupt:  # Ctrl-C reached the workers too: they are shutting down
+        pass
+    finally:
+        for process in processes:
+            stop(process)
     return None
+
+
+def _exit(*_: object) -> None:
+    raise SystemExit(0)  # SIGTERM: leave the wait above, and stop the workers on the way out
 
 
 def run_worker(sock: socket.socket, database: str) -> None:
@@ -91,13 +93,7 @@ class ServiceProcess:
             conn.close()
 
     def stop(self) -> None:
-        if self._proc and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
+        stop(self._proc, grace=30)
         self._log.close()
 
     def __enter__(self) -> ServiceProcess:

@@ -11,7 +11,8 @@ from contextlib import closing
 
 import pytest
 
-from devicedb.store import migrations, open_store
+from devicedb.database import open_store
+from devicedb.store import migrations
 from tests.devicedb_support import query, stored_keys
 
 OLD_MODELS = (
@@ -72,7 +73,11 @@ def test_each_backend_has_numbered_migrations_and_reopening_applies_none(databas
 def test_processes_starting_together_migrate_once(database):
     starts = [
         subprocess.Popen(
-            [sys.executable, "-c", f"from devicedb.store import open_store; open_store({database!r}).close()"]
+            [
+                sys.executable,
+                "-c",
+                f"from devicedb.database import open_store; open_store({database!r}).close()",
+            ]
         )
         for _ in range(6)
     ]
