@@ -14,16 +14,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from agent.agent import ChatAgent
-from agent.audit import AuditLog
 from agent.chat.commands import Session, handle_command
-from agent.chat.console import PlainConsole, safe
-from agent.config import Settings, load_permissions
-from agent.llm.provider import choose_model
+from agent.chat.console import Console, PlainConsole
+from agent.config import Settings
+from agent.guards import safe
+from agent.host import Front, build_host
 from agent.llm.transport import bypass_proxy_for_loopback
-from agent.tools import ToolRegistry
 from agent.types import AgentError, ConfigError
-from tools import default_tools, system_prompt
+from tools import default_tools
 from tools.device_service import device_service_url
 
 
@@ -40,36 +38,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace) -> Session:
     ui = make_console(args, settings)
-    choice = choose_model(settings, stack)
-    if choice.notice:
-        print(choice.notice, file=sys.stderr, flush=True)
-    registry = ToolRegistry(
+    front = Front(
         confirm=lambda name, arguments: ui.ask(f"{name}({_json(arguments)})"),
-        audit=AuditLog(settings.audit_log),
-        confirm_effects=choice.confirm_effects,
+        elicit=ui.elicit,  # questions of MCP servers
+        open_url=ui.open_url,  # their sign-in pages
     )
-    for tool in default_tools(device_service_url(settings, stack)):
-        if tool.effect in choice.tool_effects:
-            registry.register(tool)
-    agent = ChatAgent(
-        choice.model_for(registry),
-        registry,
-        user_id=settings.agent_user,
-        permissions=load_permissions(settings.permissions_file, settings.agent_user),
-        system_prompt=system_prompt(registry),
-        on_tool_result=ui.on_tool,
-        on_text=ui.on_text if settings.llm_stream and choice.streams_with_tools else None,
-        tool_selector=choice.selector,  # which tools each request carries
-        state_outcomes=choice.state_outcomes,
-        limits=choice.limits,
+    tools = default_tools(device_service_url(settings, stack))
+    host = build_host(settings, stack, tools, front)
+    assert host.model is not None
+    if host.model.notice:
+        print(host.model.notice, file=sys.stderr, flush=True)
+    agent = stack.enter_context(
+        host.agent(settings.agent_user, on_tool_result=ui.on_tool, on_text=ui.on_text)
     )
-    session = Session(agent, mcp_toolset(settings, registry, stack, ui), ui, model=choice.description)
+    session = Session(agent, host.mcp, ui, model=host.model.description)
     if args.session:
         resume(session, args.session, settings.audit_log.parent / "sessions.db")
     return session
 
 
-def make_console(args: argparse.Namespace, settings: Settings) -> Any:
+def make_console(args: argparse.Namespace, settings: Settings) -> Console:
     """rich + prompt_toolkit on a terminal; plain lines for pipes and -m (tool traces on stderr then)."""
     if args.message is None and sys.stdin.isatty() and sys.stdout.isatty():
         from agent.chat.console import RichConsole, language
@@ -84,21 +72,6 @@ def resume(session: Session, name: str, path: Path) -> None:
     session.store, session.name = SessionStore(path), name
     for message in session.store.load(name):
         session.agent.memory.add(message)
-
-
-def mcp_toolset(settings: Settings, registry: ToolRegistry, stack: ExitStack, ui: Any) -> Any:
-    path = settings.mcp_config or Path("mcp_servers.json")
-    if settings.mcp_config is None and not path.exists():
-        return None
-    from agent.mcp.client import Person, load_servers  # the mcp SDK loads only when MCP is configured
-    from agent.mcp.toolset import McpToolset
-
-    def report(line: str) -> None:
-        print(f"  ! {safe(line)}", file=sys.stderr, flush=True)
-
-    person = Person(ask=ui.elicit, open_url=ui.open_url)  # questions of servers, sign-in pages
-    servers = load_servers(path)
-    return stack.enter_context(McpToolset(servers, registry, settings.audit_log.parent, report, person))
 
 
 def chat(session: Session) -> int:
@@ -135,10 +108,10 @@ def main(argv: list[str] | None = None) -> int:
             print(safe(answer))
             return 0
     except ConfigError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {safe(str(e))}", file=sys.stderr)
         return 2
-    except AgentError as e:
-        print(f"error: {e}", file=sys.stderr)
+    except AgentError as e:  # an endpoint's words may be in it
+        print(f"error: {safe(str(e))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

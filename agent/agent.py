@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from agent.guards import DEFAULT_LIMITS, Limits, TurnGuard, untrusted
 from agent.llm.tool_calls import normalize
 from agent.memory import MemoryManager
-from agent.tool_selection import SearchToolsTool, ToolSelector
+from agent.tool_selection import ToolSelector
 from agent.tools import ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ModelBehaviourError, ToolContext, os_user
 
@@ -65,15 +65,23 @@ class ChatAgent:
         # a model whose words after a tool result cannot be trusted: one tool round, then the host
         # answers with each tool's own statement of what it did
         self.state_outcomes = state_outcomes
-        if tool_selector and tool_selector.offer_search and registry.get(SearchToolsTool.name) is None:
-            registry.register(SearchToolsTool(tool_selector, registry))
         self.memory.add(SystemMessage(system_prompt))
+
+    def __enter__(self) -> ChatAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the threads that ran tools side by side (a ChatAgent is used until it is closed)."""
+        if self._threads is not None:
+            self._threads.shutdown(wait=False, cancel_futures=True)
+            self._threads = None
 
     def send_message(self, text: str) -> str:
         """Run one user turn to its final answer."""
         self.memory.add(HumanMessage(text))
-        if self.selector:
-            self.selector.pinned.clear()
         guard = TurnGuard(self.limits)
         ctx = ToolContext(
             self.user_id,
@@ -106,7 +114,7 @@ class ChatAgent:
         guard.check_budgets()
         tools = guard.offered(self.registry.langchain_tools())
         if self.selector:
-            tools = self.selector.select(tools, _latest_user_text(self.memory.history()))
+            tools = self.selector.select(tools, _this_turn(self.memory.history()))
         try:
             reply = self._request(tools, tool_choice, guard.seconds_left())
         except LLMError:
@@ -190,8 +198,10 @@ class ChatAgent:
         return self._threads
 
 
-def _latest_user_text(history: list[Any]) -> str:
-    return next((str(m.content) for m in reversed(history) if isinstance(m, HumanMessage)), "")
+def _this_turn(history: list[Any]) -> list[Any]:
+    """The messages of the turn under way: the latest user message and what followed it."""
+    start = max((i for i, m in enumerate(history) if isinstance(m, HumanMessage)), default=0)
+    return history[start:]
 
 
 def _final_text(reply: AIMessage) -> str:

@@ -2,8 +2,9 @@
 
 The engineering article: "工具总数控制在十几个以内，过多时先做检索式筛选再送 schema". Up to `max_tools`
 tools are all sent. Past that, each request carries the `top_k` best matches for the conversation over
-names, descriptions and parameter descriptions, the `always` list, tools pinned this turn, and
-`search_tools`, with which the model can ask for more.
+names, descriptions and parameter descriptions, the `always` list, the tools `search_tools` found
+earlier in the same turn (read from the turn's own messages: no state is kept), and `search_tools`,
+with which the model can ask for more.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import re
 from functools import cache
 from typing import Any
 
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+
+from agent.guards import envelope_of
 from agent.tools import FunctionTool
 from agent.types import ToolContext
 
@@ -54,15 +58,16 @@ class ToolSelector:
     ) -> None:
         self.max_tools, self.top_k, self.always = max_tools, top_k, always
         self.offer_search = offer_search  # also offer search_tools when only some tools are sent
-        self.pinned: set[str] = set()  # tools search_tools found this turn
         self._index: tuple[tuple[str, ...], Any] | None = None
 
-    def select(self, tools: list[dict[str, Any]], conversation: str) -> list[dict[str, Any]]:
-        """The tools to send with the next request: the best matches first, in rank order."""
+    def select(self, tools: list[dict[str, Any]], turn: list[BaseMessage]) -> list[dict[str, Any]]:
+        """The tools to send with the next request of a turn (its messages so far): the best matches for
+        the user's words first, in rank order."""
         others = [t for t in tools if t["function"]["name"] != SearchToolsTool.name]
         if len(others) <= self.max_tools:
             return others
-        keep = [*self.rank(others, conversation)[: self.top_k], *self.always, *self.pinned]
+        asked = next((m.text for m in turn if isinstance(m, HumanMessage)), "")
+        keep = [*self.rank(others, asked)[: self.top_k], *self.always, *found_by_search(turn)]
         if self.offer_search:
             keep.append(SearchToolsTool.name)
         by_name = {t["function"]["name"]: t for t in tools}
@@ -110,6 +115,15 @@ class SearchToolsTool(FunctionTool):
     def call(self, ctx: ToolContext, input: str) -> str:
         tools = [t for t in self.catalog.langchain_tools() if t["function"]["name"] != self.name]
         found = self.selector.rank(tools, json.loads(input)["query"])[: self.selector.top_k * 2]
-        self.selector.pinned.update(found)
         described = {t["function"]["name"]: t["function"]["description"] for t in tools}
         return json.dumps([{"name": n, "description": described[n]} for n in found], ensure_ascii=False)
+
+
+def found_by_search(turn: list[BaseMessage]) -> list[str]:
+    """The names `search_tools` answered with in these messages (they stay offered for the turn)."""
+    found: list[str] = []
+    for message in turn:
+        if isinstance(message, ToolMessage) and message.name == SearchToolsTool.name:
+            envelope = envelope_of(str(message.content))
+            found += [tool["name"] for tool in envelope["data"]] if envelope["ok"] else []
+    return found

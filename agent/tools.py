@@ -42,6 +42,7 @@ class FunctionTool(ABC):
     sequential: ClassVar[bool] = False  # never run alongside other calls of the same reply
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
     grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the user's words
+    changes: ClassVar[tuple[str, ...]] = ()  # resources (URIs, URI templates) a successful run changes
     # requests this tool serves, with the arguments each calls for: worked examples for small models
     examples: ClassVar[tuple[tuple[str, dict[str, Any]], ...]] = ()
 

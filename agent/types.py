@@ -169,8 +169,16 @@ class TokenBudgetError(LimitError):
     """The turn used more tokens than its budget."""
 
 
+class UsageError(AgentError):
+    """The person used a command or an option wrongly; the message says how to use it."""
+
+
 class McpUnavailable(AgentError):
     """An MCP server did not answer in time, or its connection broke."""
+
+
+class NeedsAuthorization(McpUnavailable):
+    """An MCP server asked for authorization (OAuth) and nobody is there to sign in."""
 
 
 class ToolError(Exception):

@@ -8,9 +8,9 @@ import time
 import requests
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from agent.llm.decision import GrammarChatModel
-from agent.llm.local_model import LocalModelServer, cores
 from agent.llm_wrapper import CustomLLMWrapper
+from agent.models.embedded.grammar import GrammarChatModel
+from agent.models.embedded.runtime import LocalModelServer, cores
 from agent.tools import ToolRegistry
 from tools import default_tools
 

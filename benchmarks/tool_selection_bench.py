@@ -15,6 +15,8 @@ import re
 import statistics
 from typing import Any
 
+from langchain_core.messages import HumanMessage
+
 from agent.tool_selection import SearchToolsTool, ToolSelector
 
 MODULES = [
@@ -130,7 +132,7 @@ def selection_report(k: int = 5) -> str:
             "parameters": SearchToolsTool.parameters,
         },
     }
-    from agent.llm.local_model import LocalModelServer
+    from agent.models.embedded.runtime import LocalModelServer
 
     with LocalModelServer() as server:
         return _report(tools, search, ToolSelector(top_k=k), token_counter(server), functions, k)
@@ -142,7 +144,9 @@ def _report(tools: list[Any], search: Any, selector: ToolSelector, count: Any, f
     for name, doc, _ in functions:
         query = query_for(name, doc)
         hits += name in selector.rank(tools, query)[:k]
-        sent.append(count(json.dumps(selector.select(tools + [search], query), ensure_ascii=False)))
+        sent.append(
+            count(json.dumps(selector.select(tools + [search], [HumanMessage(query)]), ensure_ascii=False))
+        )
     saved = 1 - statistics.mean(sent) / all_tokens
     return (
         f"tool selection on {len(tools)} tools from standard-library functions: recall@{k} = "

@@ -14,11 +14,11 @@ from typing import Any
 
 import mcp_types as types
 
+from agent.mcp.server.extras import Extras
+from agent.mcp.server.prompts import Task
+from agent.mcp.server.resources import TextResource
 from agent.tools import FunctionTool
 from agent.types import ToolContext, ToolError
-from tools.mcp_extras import Extras
-from tools.mcp_prompts import Task
-from tools.mcp_resources import TextResource
 
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
 

@@ -1,6 +1,7 @@
 """Shared fixtures: the loopback fake LLM, the device service on a temporary SQLite file, the databases
-the device-service tests run on (SQLite and a throwaway Postgres), and a guard that fails any test trying
-to reach a host that is not loopback."""
+the device-service tests run on (SQLite and a throwaway Postgres), our MCP server over HTTP, a guard that
+fails any test trying to reach a host that is not loopback, and one that fails the run when a process
+a test started outlives the tests."""
 
 from __future__ import annotations
 
@@ -9,14 +10,18 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
 import pytest
+import requests
 
 from devicedb.pgserver import PostgresCluster
-from devicedb.server import BackgroundService
+from devicedb.processes import stop
+from devicedb.server import BackgroundService, free_port
 from tests.fake_llm import FakeLLM
+from tests.leftovers import ProcessWatch
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
@@ -38,6 +43,56 @@ def _loopback_only(self: socket.socket, address: object) -> object:
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+WATCH = ProcessWatch()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    WATCH.start()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a process that a test started is still running once every test is done."""
+    left = WATCH.leftovers()
+    if left:
+        lines = "\n".join(f"  {pid}: {command}" for pid, command in left)
+        print(f"\nprocesses started by the tests outlived them (now killed):\n{lines}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def stop_started_processes():
+    """Whatever `start_http_server` started in a test ends with that test."""
+    yield
+    while STARTED:
+        stop(STARTED.pop(), grace=5)
+
+
+def start_http_server(tmp_path: Path, env: dict):
+    """Our MCP server (`python -m tools.mcp_server --http PORT`), as a trusted server for the chat."""
+    from agent.mcp.client import ServerConfig
+
+    port = free_port()
+    log = (tmp_path / "http-server.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tools.mcp_server", "--http", str(port)],
+        cwd=ROOT,
+        env=clean_env(**env),
+        stdout=log,
+        stderr=log,
+    )
+    STARTED.append(process)
+    for _ in range(200):
+        try:
+            requests.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+            break
+        except requests.ConnectionError:
+            time.sleep(0.05)
+    return ServerConfig(name="ours", url=f"http://127.0.0.1:{port}/mcp", trusted=True, timeout=20)
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from pydantic import SecretStr
 from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.guards import envelope_of, untrusted
-from agent.llm.provider import make_llm
 from agent.llm_wrapper import CustomLLMWrapper
+from agent.models.choice import make_llm
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ToolContext
 from tests.fake_llm import Reply, call, streamed, text, tool_calls

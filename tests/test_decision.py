@@ -7,7 +7,8 @@ import json
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from agent.llm.decision import (
+from agent.llm_wrapper import CustomLLMWrapper
+from agent.models.embedded.grammar import (
     GrammarChatModel,
     arguments_schema,
     call_schema,
@@ -17,7 +18,6 @@ from agent.llm.decision import (
     spans,
     whole_sentences,
 )
-from agent.llm_wrapper import CustomLLMWrapper
 from agent.tools import ToolRegistry
 from tests.fake_llm import text
 from tools import default_tools

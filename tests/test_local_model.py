@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from agent.llm.local_model import LocalModelServer, shipped_model_file
+from agent.models.embedded.runtime import LocalModelServer, shipped_model_file
 from tests.conftest import clean_env, run_main
 
 HISTORY = [

@@ -16,7 +16,7 @@ from agent.mcp.client import ServerConfig, load_servers
 from agent.mcp.toolset import McpToolset, exposed_name
 from agent.tools import ToolRegistry
 from agent.types import ConfigError, ToolContext
-from tests.conftest import ROOT, clean_env, run_main
+from tests.conftest import ROOT, clean_env, run_main, start_http_server
 from tests.fake_llm import call, text, tool_calls
 from tests.test_tools import Echo
 
@@ -118,42 +118,6 @@ def test_our_server_with_the_official_client(tmp_path, transport, device_service
     assert added["data"]["structuredContent"]["model"] == "CPH2223"
     assert device_service.store.get("CPH2223")["createdBy"]
     assert refused == {"ok": False, "error": "cannot compute '1/0': division by zero", "retryable": True}
-
-
-def start_http_server(tmp_path: Path, env: dict) -> ServerConfig:
-    import subprocess
-
-    import requests
-
-    from devicedb.server import free_port
-
-    port = free_port()
-    log = (tmp_path / "http-server.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tools.mcp_server", "--http", str(port)],
-        cwd=ROOT,
-        env=clean_env(**env),
-        stdout=log,
-        stderr=log,
-    )
-    for _ in range(200):
-        try:
-            requests.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-            break
-        except requests.ConnectionError:
-            time.sleep(0.05)
-    STARTED.append(process)
-    return ServerConfig(name="ours", url=f"http://127.0.0.1:{port}/mcp", trusted=True, timeout=20)
-
-
-STARTED: list = []
-
-
-@pytest.fixture(autouse=True)
-def stop_started_servers():
-    yield
-    while STARTED:
-        STARTED.pop().kill()
 
 
 def test_a_crash_mid_call_is_retryable_and_the_server_comes_back(tmp_path):

@@ -13,11 +13,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from agent.mcp.server.extras import Extras, load_extras
 from agent.tools import ToolRegistry
 from agent.types import ConfigError, ToolContext
 from conformance.fixtures import EnumsFormTool, LoggingTool, ProgressTool
 from tests.conftest import ROOT, clean_env
-from tools.mcp_extras import Extras, load_extras
 from tools.mcp_prompts import TASKS
 
 FIXTURES = ("--with-fixtures", "conformance.fixtures")
@@ -190,7 +190,7 @@ def test_extras_load_or_say_what_is_wrong(tmp_path, monkeypatch):
         load_extras("no_such_module")
     with pytest.raises(ConfigError, match="^--with-fixtures tools.calculator: cannot load its EXTRAS"):
         load_extras("tools.calculator")
-    with pytest.raises(ConfigError, match="EXTRAS is not a tools.mcp_extras.Extras"):
+    with pytest.raises(ConfigError, match="EXTRAS is not an agent.mcp.server.extras.Extras"):
         load_extras("not_extras")
 
 

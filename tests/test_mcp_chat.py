@@ -8,9 +8,8 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT, clean_env, run_main
+from tests.conftest import ROOT, clean_env, run_main, start_http_server
 from tests.fake_llm import text
-from tests.test_mcp import start_http_server
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

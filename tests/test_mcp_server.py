@@ -14,11 +14,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from agent.mcp.server.serve import RETRY_MS
 from agent.mcp.toolset import McpToolset
 from agent.tools import ToolRegistry
-from tests.conftest import ROOT, clean_env
-from tests.test_mcp import ours, start_http_server
-from tools.mcp_server import RETRY_MS
+from tests.conftest import ROOT, clean_env, start_http_server
+from tests.test_mcp import ours
 
 
 def add(device_service, model: str, name: str = "OPPO Find N6") -> None:

@@ -13,6 +13,7 @@ import requests
 from agent.tools import ToolRegistry
 from agent.types import ToolContext
 from tests.fake_llm import FakeLLM, Reply
+from tools.device_service import DeviceService
 from tools.model_tool import AddModelTool, QueryModelTool
 
 CTX = ToolContext(user_id="alice", permissions=frozenset({"add_model", "delete_model"}), run_id="run1")
@@ -77,7 +78,7 @@ def test_5xx_and_unreachable_are_retryable():
 
 def test_timeout_is_retryable():
     with FakeLLM(default=Reply({}, 200, delay=2)) as slow:
-        tool = AddModelTool(slow.url, timeout=0.3)
+        tool = AddModelTool(DeviceService(slow.url, timeout=0.3))
         registry = ToolRegistry()
         registry.register(tool)
         result = run(registry, "add_device_model", {"model": "CPH2223"})

@@ -11,10 +11,10 @@ from langchain_core.messages import AIMessageChunk
 from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.guards import envelope_of
-from agent.llm.provider import make_llm
 from agent.llm.streaming import StreamAssembler, sse_events
 from agent.llm.tool_calls import normalize
 from agent.llm_wrapper import CustomLLMWrapper, parse_response
+from agent.models.choice import make_llm
 from agent.tools import ToolRegistry
 from agent.types import LLMError
 from tests.fake_llm import Reply, call, chunks, streamed, text, tool_calls

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+from langchain_core.messages import HumanMessage
+
 from agent.agent import ChatAgent
 from agent.llm_wrapper import CustomLLMWrapper
-from agent.tool_selection import ToolSelector, tokens
+from agent.tool_selection import SearchToolsTool, ToolSelector, tokens
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext
 from tests.fake_llm import call, text, tool_calls
@@ -39,9 +41,9 @@ def agent_with_many_tools(fake_llm, **selector) -> ChatAgent:
     registry = ToolRegistry()
     for i, topic in enumerate(TOPICS):
         registry.register(make_tool(i, topic))
-    return ChatAgent(
-        CustomLLMWrapper(base_url=fake_llm.url), registry, tool_selector=ToolSelector(**selector)
-    )
+    chosen = ToolSelector(**selector)
+    registry.register(SearchToolsTool(chosen, registry))  # as the composition root does (agent/host.py)
+    return ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, tool_selector=chosen)
 
 
 def offered(request: dict) -> list[str]:
@@ -113,11 +115,8 @@ def test_the_selection_comes_best_first_and_search_tools_only_when_asked(fake_ll
     for tool in default_tools("http://127.0.0.1:9/api/models"):
         registry.register(tool)
     selector = ToolSelector(max_tools=0, top_k=3, offer_search=False)
-    picked = selector.select(registry.langchain_tools(), "数据库里有 V2145 吗？")
+    picked = selector.select(registry.langchain_tools(), [HumanMessage("数据库里有 V2145 吗？")])
     assert [t["function"]["name"] for t in picked][0] == "query_device_model"
-    assert [t["function"]["name"] for t in selector.select(registry.langchain_tools(), "列出所有机型")][
-        0
-    ] == ("list_device_models")
-    assert selector.select(registry.langchain_tools(), "你好呀") == []
-    ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, tool_selector=selector)
-    assert registry.get("search_tools") is None
+    listed = selector.select(registry.langchain_tools(), [HumanMessage("列出所有机型")])
+    assert [t["function"]["name"] for t in listed][0] == "list_device_models"
+    assert selector.select(registry.langchain_tools(), [HumanMessage("你好呀")]) == []

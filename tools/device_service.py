@@ -1,9 +1,10 @@
-"""DeviceServiceTool: the base of the device-model tools — HTTP to ADD_MODEL_URL, failures as ToolErrors;
-and `device_service_url`: ADD_MODEL_URL, or the embedded service started for this run.
+"""DeviceService: the one HTTP client of the device service at ADD_MODEL_URL, for the tools and the MCP
+server's resources; DeviceServiceTool, the base of the device-model tools; and `device_service_url`:
+ADD_MODEL_URL, or the embedded service started for this run.
 
-HTTP 4xx means the request was wrong (not retryable: the model should tell the user); 5xx, timeouts
-and connection errors may pass (retryable). Safe requests — GETs, and writes carrying the host's
-Idempotency-Key — are retried once here, so a lost response never turns into a second write.
+Failures are ToolErrors: HTTP 4xx means the request was wrong (not retryable: the model should tell the
+user); 5xx, timeouts and connection errors may pass (retryable). Safe requests — GETs, and writes
+carrying the host's Idempotency-Key — are retried once, so a lost response never becomes a second write.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from contextlib import ExitStack
 from typing import Any
+from urllib.parse import quote
 
 import requests
 
@@ -19,24 +21,43 @@ from agent.llm.transport import session_for
 from agent.tools import FunctionTool
 from agent.types import ConfigError, ToolContext, ToolError
 
+MODEL_URIS = "devicedb://models/{model}"  # a device model as an MCP resource
 
-class DeviceServiceTool(FunctionTool):
+
+class DeviceService:
     def __init__(self, url: str, session: requests.Session | None = None, timeout: float = 10.0) -> None:
-        self.url = url
+        self.url = url.rstrip("/")
         self.session = session or session_for(url)
         self.timeout = timeout
 
-    def request(self, ctx: ToolContext, method: str, path: str = "", retries: int = 1, **kwargs: Any) -> str:
+    def request(
+        self, ctx: ToolContext | None, method: str, path: str = "", retries: int = 1, **kwargs: Any
+    ) -> requests.Response:
+        """The service's answer to a request made for `ctx`'s run (within its deadline), or a ToolError.
+        `missing_ok=True` lets a 404 through."""
         for attempt in range(retries + 1):
             try:
                 return self._request_once(ctx, method, self.url + path, **kwargs)
             except ToolError as e:
-                if not e.retryable or attempt == retries or ctx.seconds_left(self.timeout) < 1:
+                if not e.retryable or attempt == retries or self._wait(ctx) < 1:
                     raise
         raise AssertionError("unreachable")
 
-    def _request_once(self, ctx: ToolContext, method: str, url: str, **kwargs: Any) -> str:
-        wait = ctx.seconds_left(self.timeout)
+    def search(self, q: str = "", limit: int = 20, offset: int = 0) -> dict[str, Any]:
+        """One page of the models whose code or market names contain `q`: {"items": [...], "total": n}."""
+        return self.request(None, "GET", params={"q": q, "limit": limit, "offset": offset}).json()
+
+    def get(self, model: str) -> dict[str, Any] | None:
+        resp = self.request(None, "GET", f"/{quote(model, safe='')}", missing_ok=True)
+        return None if resp.status_code == 404 else resp.json()
+
+    def _wait(self, ctx: ToolContext | None) -> float:
+        return ctx.seconds_left(self.timeout) if ctx else self.timeout
+
+    def _request_once(
+        self, ctx: ToolContext | None, method: str, url: str, missing_ok: bool = False, **kwargs: Any
+    ) -> requests.Response:
+        wait = self._wait(ctx)
         try:
             resp = self.session.request(method, url, timeout=wait, **kwargs)
         except requests.Timeout:
@@ -45,9 +66,16 @@ class DeviceServiceTool(FunctionTool):
             raise ToolError(f"the device service at {self.url} is unreachable", retryable=True) from None
         if resp.status_code >= 500:
             raise ToolError(f"the device service failed (HTTP {resp.status_code})", retryable=True)
-        if resp.status_code >= 400:
+        if resp.status_code >= 400 and not (missing_ok and resp.status_code == 404):
             raise ToolError(f"the device service refused (HTTP {resp.status_code}): {_message(resp)}")
-        return resp.text
+        return resp
+
+
+class DeviceServiceTool(FunctionTool):
+    """A tool of the device service: given the service's client, or its URL."""
+
+    def __init__(self, service: DeviceService | str) -> None:
+        self.service = service if isinstance(service, DeviceService) else DeviceService(service)
 
 
 def _message(resp: requests.Response) -> str:
@@ -65,12 +93,12 @@ def device_service_url(settings: Settings, stack: ExitStack) -> str:
     try:
         return models_url(settings.add_model_url, settings.device_db, stack, settings.database_url)
     except Exception as e:  # a file it cannot write, a port it cannot bind
-        reason = _without_password(str(e))
+        reason = without_password(str(e))
         raise ConfigError(
             f"the embedded device service did not start ({reason}); check DEVICE_DB or DATABASE_URL, "
             "or set ADD_MODEL_URL"
         ) from None
 
 
-def _without_password(text: str) -> str:
+def without_password(text: str) -> str:
     return re.sub(r"(://[^/:@\s]*):[^/@\s]*@", r"\1:***@", text)

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from agent.types import ToolContext
 from devicedb.schema import DEFAULT_MARKET_NAME
-from tools.device_service import DeviceServiceTool
+from tools.device_service import MODEL_URIS, DeviceServiceTool
 
 CODE = {  # a model code: letters and digits, with at least one digit (CPH2223, V2145, 2201123C)
     "type": "string",
@@ -29,6 +29,7 @@ class AddModelTool(DeviceServiceTool):
     idempotent = True  # the service keeps one row per code
     permission = "add_model"
     injected = {"createdBy": "user_id"}
+    changes = (MODEL_URIS,)
     grounded = ("model", "marketName", "marketNameEn")
     examples = (
         ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
@@ -69,8 +70,9 @@ class AddModelTool(DeviceServiceTool):
             "createdBy": args["createdBy"],
         }
         if not ctx.idempotency_key:
-            return self.request(ctx, "POST", json=body, retries=0)
-        return self.request(ctx, "POST", json=body, headers={"Idempotency-Key": ctx.idempotency_key})
+            return self.service.request(ctx, "POST", json=body, retries=0).text
+        added = self.service.request(ctx, "POST", json=body, headers={"Idempotency-Key": ctx.idempotency_key})
+        return added.text
 
     def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
         if not result["ok"]:
@@ -117,7 +119,7 @@ class QueryModelTool(DeviceServiceTool):
 
     def call(self, ctx: ToolContext, input: str) -> str:
         keyword = json.loads(input)["keyword"]
-        return self.request(ctx, "GET", params={"q": keyword, "limit": 10})
+        return self.service.request(ctx, "GET", params={"q": keyword, "limit": 10}).text
 
     def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
         if not result["ok"]:
@@ -152,7 +154,8 @@ class ListModelsTool(DeviceServiceTool):
     }
 
     def call(self, ctx: ToolContext, input: str) -> str:
-        return self.request(ctx, "GET", params={"limit": json.loads(input).get("limit", 20)})
+        limit = json.loads(input).get("limit", 20)
+        return self.service.request(ctx, "GET", params={"limit": limit}).text
 
     def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
         if not result["ok"]:
@@ -173,6 +176,7 @@ class DeleteModelTool(DeviceServiceTool):
     effect = "destructive"
     idempotent = True
     permission = "delete_model"
+    changes = (MODEL_URIS,)
     grounded = ("model",)
     description = (
         "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"
@@ -187,7 +191,8 @@ class DeleteModelTool(DeviceServiceTool):
 
     def call(self, ctx: ToolContext, input: str) -> str:
         code = quote(json.loads(input)["model"].strip(), safe="")
-        return self.request(ctx, "DELETE", path=f"/{code}", retries=0)  # a replayed DELETE would say 404
+        # a replayed DELETE would say 404
+        return self.service.request(ctx, "DELETE", path=f"/{code}", retries=0).text
 
     def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
         if not result["ok"]:

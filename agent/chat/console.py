@@ -6,21 +6,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from rich.console import Console
+from rich.console import Console as RichTerminal
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
+from agent.guards import safe
 from agent.mcp.elicitation import Answer, fields_of, parse_value, unattended
-
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f\x9b]"
-)
 
 MESSAGES = {
     "zh": {
@@ -46,9 +43,42 @@ MESSAGES = {
 }
 
 
-def safe(text: str) -> str:
-    """Text with terminal escape sequences and control characters removed (newlines and tabs kept)."""
-    return _ESCAPES.sub("", text)
+class Console(Protocol):
+    """What the chat needs of a screen and a keyboard (`RichConsole` on a terminal, `PlainConsole` else)."""
+
+    words: dict[str, str]
+
+    def read(self) -> str:
+        """The next line typed; KeyboardInterrupt clears it, EOFError ends the chat."""
+        ...
+
+    def say(self, text: str) -> None: ...
+
+    def ask(self, what: str) -> bool:
+        """The person's yes or no to `what` (a call to confirm, new MCP tools to allow)."""
+        ...
+
+    def elicit(self, server: str, request: Any) -> Answer:
+        """An MCP server's question (`elicitation/create`), put to the person."""
+        ...
+
+    @property
+    def open_url(self) -> Callable[[str], Any] | None:
+        """Shows the person an MCP server's sign-in page; None where nobody can sign in."""
+        ...
+
+    @property
+    def on_text(self) -> Callable[[str], None] | None:
+        """Shows an answer as it streams in; None where answers are printed whole."""
+        ...
+
+    def begin_turn(self) -> None: ...
+
+    def on_tool(self, call: dict[str, Any], envelope: str, seconds: float) -> None: ...
+
+    def end_turn(self, answer: str | None, error: str | None = None) -> None: ...
+
+    def end_turn_quietly(self) -> None: ...
 
 
 def language(flag: str | None) -> str:
@@ -66,7 +96,7 @@ class RichConsole:
 
         history_file.parent.mkdir(parents=True, exist_ok=True)
         self.words = MESSAGES[lang]
-        self.console = Console(highlight=False)
+        self.console = RichTerminal(highlight=False)
         self._prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
         self._live: Live | None = None
         self._status: Any = None

@@ -1,2 +1,2 @@
-"""Everything between the agent loop and a model endpoint: HTTP transport, streaming, tool-call
-normalization, the provider factory, the ChatOpenAI backend and the embedded local model."""
+"""The wire to a model endpoint: HTTP transport and retries, the request JSON, streaming, the one
+normalization of model tool calls, structured output, and the ChatOpenAI backend."""

@@ -1,2 +1,2 @@
-"""MCP on the client side: connections to the servers of MCP_CONFIG, and the toolset that
-registers their tools in the same ToolRegistry as local tools."""
+"""MCP, both ways: the client (connections to the servers of MCP_CONFIG, the toolset that registers their
+tools beside local ones, OAuth, elicitation) and `server/`, which serves any ToolRegistry over MCP."""

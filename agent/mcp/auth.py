@@ -33,12 +33,10 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
+from agent.types import NeedsAuthorization
+
 OpenUrl = Callable[[str], Awaitable[None]]  # show the person the authorization page (or, in tests, visit it)
 SIGN_IN_SECONDS = 300
-
-
-class NeedsAuthorization(Exception):
-    """A server asked for authorization and no person is there to give it."""
 
 
 class TokenFile:

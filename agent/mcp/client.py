@@ -29,9 +29,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from agent.mcp.auth import NeedsAuthorization, OpenUrl, oauth_provider
+from agent.mcp.auth import OpenUrl, oauth_provider
 from agent.mcp.elicitation import AskPerson, elicitation_callback, unattended
-from agent.types import ConfigError, McpUnavailable, clamp
+from agent.types import ConfigError, McpUnavailable, NeedsAuthorization, clamp
 
 T = TypeVar("T")
 _BROKEN = {types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT}  # errors that mean the server is gone or stuck

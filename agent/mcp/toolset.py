@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from agent.mcp.client import McpConnection, Person, ServerConfig
 from agent.tools import FunctionTool, ToolRegistry
-from agent.types import McpUnavailable, ToolContext, ToolError
+from agent.types import McpUnavailable, ToolContext, ToolError, UsageError
 
 MAX_NAME, MAX_DESCRIPTION = 64, 1024
 Approve = Callable[[str, list[str]], bool]  # (server, new tool names) -> may the model use them?
@@ -219,7 +219,7 @@ class McpToolset:
             (name for name, t in self.templates() if uri.startswith(t.uri_template.split("{")[0])), None
         )
         if server is None:
-            raise ToolError(f"no MCP server lists the resource {uri!r} or a template it fits")
+            raise UsageError(f"no MCP server lists the resource {uri!r} or a template it fits")
         result = self._ask(server, lambda c: c.read_resource(uri))
         return "\n".join(
             getattr(part, "text", None) or f"[{part.mime_type or 'binary'}, not shown]"
@@ -229,7 +229,7 @@ class McpToolset:
     def prompt(self, name: str, arguments: dict[str, str]) -> str:
         server = next((s for s, p in self.prompts() if p.name == name), None)
         if server is None:
-            raise ToolError(f"no MCP server offers the prompt {name!r}")
+            raise UsageError(f"no MCP server offers the prompt {name!r}")
         result = self._ask(server, lambda c: c.get_prompt(name, arguments))
         return "\n\n".join(_describe(m.content) for m in result.messages)
 
@@ -241,10 +241,11 @@ class McpToolset:
         return list(getattr(page, field or method.removeprefix("list_")))
 
     def _ask(self, server: str, fn: Callable[[Any], Any]) -> Any:
+        """What the person asked of `server`; a refusal of the server is told to the person as such."""
         try:
             return self.connections[server].request(fn)
-        except (McpUnavailable, MCPError) as e:
-            raise ToolError(str(e)) from None
+        except MCPError as e:
+            raise UsageError(f"MCP server {server!r} refused: {e}") from None
 
 
 def _definition(tool: McpTool) -> tuple[str, str, bool]:

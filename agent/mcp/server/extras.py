@@ -11,10 +11,10 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from agent.mcp.server.prompts import Task
+from agent.mcp.server.resources import TextResource
 from agent.tools import FunctionTool
 from agent.types import ConfigError
-from tools.mcp_prompts import Task
-from tools.mcp_resources import TextResource
 
 
 @dataclass(frozen=True)
@@ -33,5 +33,5 @@ def load_extras(module: str | None) -> Extras:
     except (ImportError, AttributeError) as e:
         raise ConfigError(f"--with-fixtures {module}: cannot load its EXTRAS ({e})") from None
     if not isinstance(extras, Extras):
-        raise ConfigError(f"--with-fixtures {module}: EXTRAS is not a tools.mcp_extras.Extras")
+        raise ConfigError(f"--with-fixtures {module}: EXTRAS is not an agent.mcp.server.extras.Extras")
     return extras

@@ -1,11 +1,11 @@
-"""The tools of the MCP server: the registry's tools, with log messages, progress, the person's confirmation
-through elicitation, and a resources/list_changed notification when a call changed the device models.
+"""The tools of an MCP server: a registry's tools, with log messages, progress, the person's confirmation
+through elicitation, and a resources/list_changed notification when a call changed resources.
 
 The tutorial's second MCP capability, Tools. Every call goes through the same ToolRegistry as in the chat
 (validation, permissions, identity from the host, audit). A tool that needs the person's confirmation
-(`delete_device_model`) is offered only to clients that can ask their person (elicitation), and each
+(e.g. `delete_device_model`) is offered only to clients that can ask their person (elicitation), and each
 run is confirmed that way first; to other clients it does not exist. While it runs, a tool reaches the
-client through its `ctx.channel` (`tools/mcp_channel.py`).
+client through its `ctx.channel` (`channel.py`). A tool says which resources its runs change (`changes`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,22 @@ import mcp_types as types
 from anyio.from_thread import run as run_on_loop
 from mcp.shared.exceptions import MCPError
 
+from agent.mcp.server.channel import (
+    LEVELS,
+    ClientChannel,
+    Request,
+    ask_person,
+    can_ask_person,
+    progress_reported,
+)
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext
-from tools.device_service import DeviceServiceTool
-from tools.mcp_channel import LEVELS, ClientChannel, Request, ask_person, can_ask_person, progress_reported
 
 _request: ContextVar[Request] = ContextVar("mcp_request")  # the call being run
 
 
 def tool_annotations(tool: FunctionTool) -> types.ToolAnnotations:
-    """MCP's hints, from the tool's class; every tool here acts on this project's own services."""
+    """MCP's hints, from the tool's class (a registry's tools act on the host's own services)."""
     return types.ToolAnnotations(
         read_only_hint=tool.effect == "read",
         destructive_hint=tool.effect == "destructive",
@@ -82,8 +88,8 @@ class ToolHandlers:
         envelope = await self._run(ctx, tool.name, params.arguments or {})
         level = "info" if envelope["ok"] else "warning"
         await self.log(ctx, level, {"tool": tool.name, **_outcome(envelope)})
-        if envelope["ok"] and isinstance(tool, DeviceServiceTool) and tool.effect != "read":
-            await ctx.session.send_resource_list_changed()  # a model was added or deleted
+        if envelope["ok"] and tool.changes:
+            await ctx.session.send_resource_list_changed()  # e.g. a device model was added or deleted
         return _result(envelope)
 
     async def _run(self, ctx: Request, name: str, args: dict[str, Any]) -> Any:

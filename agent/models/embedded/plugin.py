@@ -2,8 +2,8 @@
 that make a small model useful, each one stated here and in the README.
 
 The shipped 135M demo model gets all of them: each request carries only the one tool the selector
-ranks first for the user's words; its reply is decoded under a grammar (`agent/llm/decision.py`), so a
-call is always a valid call of that tool with grounded values taken from the user's words; one tool
+ranks first for the user's words; its reply is decoded under a grammar (`grammar.py`), so a call is
+always a valid call of that tool with grounded values taken from the user's words; one tool
 round per turn, answered by the host with each tool's own statement of what it did; nothing
 destructive is offered and every write is confirmed by the person. A model of the user's own
 (`LOCAL_MODEL`) runs on the same runtime with its own chat template and llama.cpp's tool calling;
@@ -16,9 +16,9 @@ from contextlib import ExitStack
 
 from agent.config import Settings
 from agent.guards import Limits
-from agent.llm.decision import GrammarChatModel
-from agent.llm.local_model import LocalModelServer
-from agent.llm.provider import ModelChoice, make_llm
+from agent.models.choice import ModelChoice, make_llm
+from agent.models.embedded.grammar import GrammarChatModel
+from agent.models.embedded.runtime import LocalModelServer
 from agent.tool_selection import ToolSelector
 from agent.tools import Effect
 

