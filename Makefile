@@ -30,10 +30,12 @@ postgres:
 fuzz: install postgres
 	$(PY) -m pytest -s tests/test_devicedb_fuzz.py
 
+# ruff, mypy, and the layers of pyproject.toml's [tool.importlinter] (no import climbs up, no circle)
 lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 
 # The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
 # The agent evaluation: the embedded default model, then the scripted control (see the README's table).
