@@ -1,10 +1,13 @@
-"""`make eval`: the agent evaluation. Each prompt of `benchmarks/eval_cases.py` runs through
-`main.py -m` against a fresh, seeded database, and is scored by the database's final state, the tools
-that ran (from the audit log) and the answer's truthfulness.
+"""`make eval`: the agent evaluation, in two parts. The tuned part (`benchmarks/eval_cases.py`) was written
+while the demo model's policies were tuned; the held-out part (`benchmarks/eval_heldout.py`) was written
+before they changed for it and is never edited. Each prompt runs through `main.py -m` against a fresh,
+seeded database, and is scored by the database's final state, the tools that ran (from the audit log),
+whether every argument of every call was in the person's words, and the answer's truth.
 
 `python -m benchmarks.agent_eval` runs the embedded default model; `--control` runs a scripted model
-that always makes the ideal call and answers from the tool's result, to show the scorer can reach 100%.
-The person approves exactly the writes they asked for (`--yes` only for add prompts).
+that always makes the ideal call and answers from the tool's result, to show the scorer can reach 100%;
+`--main PATH` runs another checkout's main.py (to measure before a change). The person approves exactly
+what they asked for (`--yes` only for requests to add or delete).
 """
 
 from __future__ import annotations
@@ -25,16 +28,18 @@ from pathlib import Path
 import requests
 
 from benchmarks import eval_control
-from benchmarks.eval_cases import CASES, SEED, Case
-from devicedb.schema import DEFAULT_MARKET_NAME
+from benchmarks.eval_spec import Spec, all_specs
+from benchmarks.eval_truth import answer_problems, ungrounded_arguments
+from devicedb.schema import DEFAULT_MARKET_NAME, normalize_code
 from devicedb.server import BackgroundService
 
 ROOT = Path(__file__).resolve().parent.parent
+CORE = ("add", "normalize", "query", "list")
 
 
 @dataclass
 class Outcome:
-    case: Case
+    spec: Spec
     seconds: float
     answer: str
     ran: list[str]  # tools that ran and succeeded
@@ -42,95 +47,120 @@ class Outcome:
     rows_ok: bool
     wrong_rows: bool
     tool_ok: bool
-    answer_ok: bool
+    answer_problems: list[str]
+    ungrounded: list[str]
+
+    @property
+    def answer_ok(self) -> bool:
+        return not self.answer_problems
 
     @property
     def verdict(self) -> str:
-        if self.rows_ok and self.tool_ok and self.answer_ok:
+        if self.rows_ok and self.tool_ok and self.answer_ok and not self.ungrounded:
             return "success"
         return "partial" if not self.wrong_rows and (self.tool_ok or self.answer_ok) else "fail"
 
 
-def seed(db: Path) -> None:
+def seed(db: Path, rows: dict[str, str]) -> None:
     with BackgroundService(db) as service:
-        for code, name in SEED.items():
+        for code, name in rows.items():
             requests.post(f"{service.url}/api/models", json={"model": code, "marketName": name}, timeout=10)
 
 
-def rows(db: Path) -> set[tuple]:
+def stored(db: Path) -> set[tuple]:
     with sqlite3.connect(db) as conn:
         return set(conn.execute("SELECT model, marketName, marketNameEn FROM models"))
 
 
-def run(case: Case, env: dict[str, str]) -> Outcome:
+def run(spec: Spec, env: dict[str, str], main: Path) -> Outcome:
     with tempfile.TemporaryDirectory() as folder:
         db, audit = Path(folder) / "devices.db", Path(folder) / "audit.jsonl"
-        seed(db)
-        command = [
-            sys.executable,
-            str(ROOT / "main.py"),
-            "-m",
-            case.text,
-            *(["--yes"] if case.writes else []),
-        ]
+        seed(db, spec.seed)
+        command = [sys.executable, str(main), "-m", spec.text, *(["--yes"] if spec.approves else [])]
         env = {**env, "DEVICE_DB": str(db), "AUDIT_LOG": str(audit), "AGENT_USER": "eval"}
-        started = time.perf_counter()
+        env["PYTHONPATH"] = str(main.parent)  # its own packages, also in the children it starts
+        started = time.time()
         done = subprocess.run(command, env=env, cwd=folder, capture_output=True, text=True, timeout=900)
-        seconds = time.perf_counter() - started
+        seconds = time.time() - started
         lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
-        return score(case, seconds, done.stdout.strip() or done.stderr.strip()[-300:], lines, rows(db))
+        answer = done.stdout.strip() or done.stderr.strip()[-300:]
+        return score(spec, seconds, answer, lines, stored(db), (started, started + seconds))
 
 
-def score(case: Case, seconds: float, answer: str, audit: list[dict], found: set[tuple]) -> Outcome:
-    expected = {(code, name, None) for code, name in SEED.items()}
-    if case.adds:
-        expected.add((case.adds, DEFAULT_MARKET_NAME, None))
+def score(spec: Spec, seconds: float, answer: str, audit: list[dict], found: set[tuple], when) -> Outcome:
     ran = [line["tool"] for line in audit if line["decision"] == "ran" and line["outcome"] == "ok"]
     attempted = [line["tool"] for line in audit]
-    tool_ok = ran == [case.tool] if case.tool else not attempted
-    answer_ok = (
-        bool(answer)
-        and all(s in answer for s in case.says)
-        and (not case.says_one_of or any(s in answer for s in case.says_one_of))
-        and not any(s in answer for s in case.never_says)
+    tool_ok = ran == list(spec.tools) and (bool(spec.tools) or not attempted)
+    rows_ok, wrong = rows_verdict(spec, found)
+    problems = answer_problems(spec, answer, when)
+    ungrounded = ungrounded_arguments(spec.text, audit)
+    return Outcome(spec, seconds, answer, ran, attempted, rows_ok, wrong, tool_ok, problems, ungrounded)
+
+
+def rows_verdict(spec: Spec, found: set[tuple]) -> tuple[bool, bool]:
+    """(the database holds what a correct turn leaves, it holds a row nobody asked for or lost one)"""
+    by_code = {row[0]: row for row in found}
+    seeded = {(code, name, None) for code, name in spec.seed.items()}
+    added = {normalize_code(code) or code: name for code, name in spec.rows}
+    wrong = not seeded <= found or bool(by_code.keys() - {c for c, _, _ in seeded} - added.keys())
+    right = all(
+        code in by_code
+        and (by_code[code][1:] == (DEFAULT_MARKET_NAME, None) if name is None else name in by_code[code][1:])
+        for code, name in added.items()
     )
-    wrong = bool(found - expected) or not {r for r in expected if r[0] in SEED} <= found
-    return Outcome(case, seconds, answer, ran, attempted, found == expected, wrong, tool_ok, answer_ok)
+    return right and not wrong and len(found) == len(seeded) + len(added), wrong
 
 
 def report(outcomes: list[Outcome], label: str) -> None:
+    for part in dict.fromkeys(o.spec.part for o in outcomes):
+        _report_part([o for o in outcomes if o.spec.part == part], f"{label}, {part} part")
+
+
+def _report_part(outcomes: list[Outcome], label: str) -> None:
     print(f"\n## {label}: {len(outcomes)} prompts\n")
     print("| kind | prompts | success | partial | fail |\n|---|---|---|---|---|")
-    for kind in dict.fromkeys(o.case.kind for o in outcomes):
-        tally = Counter(o.verdict for o in outcomes if o.case.kind == kind)
+    for kind in dict.fromkeys(o.spec.kind for o in outcomes):
+        tally = Counter(o.verdict for o in outcomes if o.spec.kind == kind)
         print(
             f"| {kind} | {sum(tally.values())} | {tally['success']} | {tally['partial']} | {tally['fail']} |"
         )
     tally = Counter(o.verdict for o in outcomes)
     print(f"| **all** | {len(outcomes)} | {tally['success']} | {tally['partial']} | {tally['fail']} |")
-    core = [o for o in outcomes if o.case.kind in ("add", "normalize", "query", "list")]
+    core = [o for o in outcomes if o.spec.kind in CORE]
     good = sum(o.verdict == "success" for o in core)
-    print(f"\nadd / normalize / query / list: {good}/{len(core)} = {good / len(core):.0%} success")
-    print(f"prompts that left wrong rows: {[o.case.text for o in outcomes if o.wrong_rows] or 'none'}")
+    print(f"\nadd / normalize / query / list: {good}/{len(core)} = {good / max(1, len(core)):.0%} success")
+    chatty = [o.spec.text for o in outcomes if o.spec.kind in ("chat", "smalltalk", "delete") and o.attempted]
+    print(f"chat and delete prompts that called a tool: {chatty or 'none'}")
+    print(f"prompts that left wrong rows: {[o.spec.text for o in outcomes if o.wrong_rows] or 'none'}")
+    false = [o.spec.text for o in outcomes if o.answer_problems]
+    print(f"answers that failed a truth check: {false or 'none'}")
+    ungrounded = [u for o in outcomes for u in o.ungrounded]
+    print(f"calls with a value not in the person's words: {ungrounded or 'none'}")
     times = sorted(o.seconds for o in outcomes)
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
     print(f"turn latency (whole `main.py -m` process): p50 {statistics.median(times):.1f} s, p95 {p95:.1f} s")
     for o in outcomes:
         if o.verdict != "success":
-            print(f"  {o.verdict:7} {o.case.text!r}: tools {o.attempted} -> {o.answer[:120]!r}")
+            why = (
+                "; ".join([*o.answer_problems, *o.ungrounded]) or f"tools {o.attempted}, rows ok {o.rows_ok}"
+            )
+            print(f"  {o.verdict:7} {o.spec.text!r}: {why} -> {o.answer[:120]!r}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--control", action="store_true", help="run the scripted ideal model instead")
+    parser.add_argument("--main", type=Path, default=ROOT / "main.py", help="the main.py to run")
+    parser.add_argument("--part", choices=["tuned", "held-out"], help="run one part only")
     args = parser.parse_args()
+    specs = [s for s in all_specs() if args.part in (None, s.part)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "ADD_MODEL_URL"))}
     if args.control:
         with eval_control.serving() as url:
-            outcomes = [run(case, {**env, "LLM_BASE_URL": url}) for case in CASES]
+            outcomes = [run(spec, {**env, "LLM_BASE_URL": url}, args.main) for spec in specs]
         report(outcomes, "scripted control model")
     else:
-        report([run(case, env) for case in CASES], "embedded default model (SmolLM2-135M)")
+        report([run(spec, env, args.main) for spec in specs], "embedded default model (SmolLM2-135M)")
 
 
 if __name__ == "__main__":

@@ -1,32 +1,35 @@
 """The evaluation's control: a scripted OpenAI-compatible model on loopback that makes each prompt's ideal
-call, then answers truthfully from the tool's result (the envelope inside the `role: "tool"` message)."""
+calls, then answers truthfully from the tools' results (the envelopes inside the `role: "tool"`
+messages). It shows the scorer can reach 100%; it knows each prompt's spec, which no model does."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from benchmarks import scripted_llm
-from benchmarks.eval_cases import CASES
+from benchmarks.eval_spec import Spec, all_specs
 
-BY_TEXT = {case.text: case for case in CASES}
+BY_TEXT = {spec.text: spec for spec in all_specs()}
 
 
 def reply(request: dict[str, Any]) -> dict[str, Any]:
     messages = request["messages"]
-    case = BY_TEXT[next(m["content"] for m in reversed(messages) if m["role"] == "user")]
+    spec = BY_TEXT[next(m["content"] for m in reversed(messages) if m["role"] == "user")]
+    results = _results_of_this_turn(messages)
     message: dict[str, Any] = {"role": "assistant", "content": ""}
-    if messages[-1]["role"] == "tool":
-        message["content"] = answer(_envelope(messages[-1]["content"]), case.arguments)
-    elif case.tool:
-        arguments = json.dumps(case.arguments, ensure_ascii=False)
+    if results:
+        message["content"] = "\n".join(answer(envelope, spec) for envelope in results)
+    elif spec.tools:
         message["tool_calls"] = [
-            {"id": "call_1", "type": "function", "function": {"name": case.tool, "arguments": arguments}}
+            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+            for i, (name, args) in enumerate(ideal_calls(spec))
         ]
     else:
-        message["content"] = "Hello! I can add, look up and list device models."
+        message["content"] = words(spec)
     return {
         "id": "control",
         "object": "chat.completion",
@@ -35,8 +38,38 @@ def reply(request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def answer(envelope: dict[str, Any], arguments: dict[str, Any]) -> str:
-    """What the result says, in words the scorer checks for."""
+def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
+    if spec.arguments or spec.part == "tuned":
+        return [(spec.tools[0], spec.arguments)]
+    name = spec.tools[0]
+    if name == "add_device_model":
+        return [
+            (name, {"model": code, **({"marketName": market} if market else {})})
+            for code, market in spec.rows
+        ]
+    if name == "query_device_model":
+        return [(name, {"keyword": spec.says[0]})]
+    if name == "calculator":
+        from agent.models.embedded.reading import arithmetic
+
+        return [(name, {"expression": arithmetic(spec.text)})]
+    if name == "current_time":
+        from tools.current_time import CITIES
+
+        place = next((city for city in CITIES if city in spec.text), None)
+        return [(name, {"timezone": place} if place else {})]
+    return [(name, {})]
+
+
+def words(spec: Spec) -> str:
+    """The answer of a turn that calls no tool: what the spec asks it to say, or a greeting."""
+    if spec.kind == "delete":
+        return "这里不能删除。" if re.search(r"[\u3400-\u9fff]", spec.text) else "I cannot delete here."
+    return f"Hello! I can {' / '.join(spec.says_one_of)}." if spec.says_one_of else "Hello!"
+
+
+def answer(envelope: dict[str, Any], spec: Spec) -> str:
+    """What a result says, in words the scorer checks for."""
     if not envelope["ok"]:
         return f"That failed: {envelope['error']}"
     data = envelope["data"]
@@ -49,9 +82,14 @@ def answer(envelope: dict[str, Any], arguments: dict[str, Any]) -> str:
         return (
             f"Found {data['total']}: {codes}."
             if data["total"]
-            else f"No model matching {arguments.get('keyword')} is in the database."
+            else f"No model matching {spec.says[0] if spec.says else ''} is in the database."
         )
     return json.dumps(data, ensure_ascii=False)
+
+
+def _results_of_this_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    return [_envelope(m["content"]) for m in messages[last_user:] if m["role"] == "tool"]
 
 
 def _envelope(content: str) -> dict[str, Any]:

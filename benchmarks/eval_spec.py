@@ -1,0 +1,72 @@
+"""The evaluation's prompts as one kind of spec, whichever part they come from: the tuned cases
+(`eval_cases.py`, dataclasses) and the held-out prompts (`eval_heldout.py`, plain data read as its
+docstring says)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks import eval_cases, eval_heldout
+
+
+@dataclass(frozen=True)
+class Spec:
+    part: str  # "tuned" or "held-out"
+    kind: str
+    text: str
+    tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
+    seed: dict[str, str]
+    rows: tuple[tuple[str, str | None], ...] = ()  # rows a correct turn adds: (code as meant, market name)
+    says: tuple[str, ...] = ()
+    says_one_of: tuple[str, ...] = ()
+    never_says: tuple[str, ...] = ()
+    result: float | None = None  # arithmetic: the number the answer states
+    zone: str | None = None  # time: the zone whose current date and hour the answer states
+    arguments: dict[str, Any] = field(default_factory=dict)  # the tuned part's ideal call, for the control
+
+    @property
+    def approves(self) -> bool:
+        """Does the person ask for a change? (They approve exactly what they asked for.)"""
+        return self.kind in ("add", "normalize", "delete")
+
+
+def tuned() -> list[Spec]:
+    return [
+        Spec(
+            "tuned",
+            case.kind,
+            case.text,
+            (case.tool,) if case.tool else (),
+            eval_cases.SEED,
+            ((case.adds, None),) if case.adds else (),
+            case.says,
+            case.says_one_of,
+            case.never_says,
+            arguments=case.arguments,
+        )
+        for case in eval_cases.CASES
+    ]
+
+
+def held_out() -> list[Spec]:
+    return [
+        Spec(
+            "held-out",
+            case["kind"],
+            case["text"],
+            tuple(case["tools"]),
+            eval_heldout.SEED,
+            tuple((code, name) for code, name in case.get("rows", [])),
+            tuple(case.get("says", ())),
+            tuple(case.get("says_one_of", ())),
+            tuple(case.get("never_says", ())),
+            case.get("result"),
+            case.get("zone"),
+        )
+        for case in eval_heldout.HELD_OUT
+    ]
+
+
+def all_specs() -> list[Spec]:
+    return [*tuned(), *held_out()]

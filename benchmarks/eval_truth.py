@@ -1,0 +1,79 @@
+"""What the evaluation checks of an answer and of the calls: the answer states what it must (codes as
+written or as stored, the number, the zone's current date and hour) and nothing it must not; every
+argument value of every call was in the person's words (a code as written or in the tool's own form;
+an arithmetic expression made of the person's numbers) or is the schema's declared default."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from agent.guards import said_by_person
+from agent.tools import FunctionTool
+from benchmarks.eval_spec import Spec
+from devicedb.schema import normalize_code
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ARITHMETIC = re.compile(r"^[-+*/%().\d\s]+$")
+
+
+def answer_problems(spec: Spec, answer: str, when: tuple[float, float]) -> list[str]:
+    if not answer:
+        return ["no answer"]
+    problems = [f"does not say {s!r}" for s in spec.says if not _says(answer, s)]
+    if spec.says_one_of and not any(_says(answer, s) for s in spec.says_one_of):
+        problems.append(f"says none of {list(spec.says_one_of)}")
+    problems += [f"says {s!r}" for s in spec.never_says if s in answer]
+    if spec.result is not None and not _states_number(answer, spec.result):
+        problems.append(f"does not state {spec.result:g}")
+    if spec.zone and not any(_states_time(answer, spec.zone, moment) for moment in when):
+        problems.append(f"does not state the time in {spec.zone}")
+    return problems
+
+
+def _says(answer: str, text: str) -> bool:
+    stored = normalize_code(text)
+    return text in answer or (stored is not None and stored in answer)
+
+
+def _states_number(answer: str, number: float) -> bool:
+    written = f"{number:g}" if number != int(number) else str(int(number))
+    return re.search(rf"(?<![\d.]){re.escape(written)}(?![\d])", answer) is not None
+
+
+def _states_time(answer: str, zone: str, moment: float) -> bool:
+    local = datetime.fromtimestamp(moment, ZoneInfo(zone))
+    hour = f"{local:%H}:"
+    return f"{local:%Y-%m-%d}" in answer and (f"T{hour}" in answer or f" {hour}" in answer)
+
+
+def ungrounded_arguments(text: str, audit: list[dict[str, Any]]) -> list[str]:
+    """`tool(name=value)` for each argument value that was not in the person's words."""
+    found = []
+    for line in audit:
+        tool = _tools().get(line["tool"])
+        arguments = line.get("arguments")
+        for name, value in (arguments if isinstance(arguments, dict) else {}).items():
+            if not _from_words(text, tool, name, value):
+                found.append(f"{line['tool']}({name}={value!r})")
+    return found
+
+
+def _from_words(text: str, tool: FunctionTool | None, name: str, value: Any) -> bool:
+    spec = (tool.parameters.get("properties", {}) if tool else {}).get(name, {})
+    if "default" in spec and value == spec["default"]:
+        return True
+    if isinstance(value, str) and _ARITHMETIC.match(value) and re.search(r"[-+*/]", value):
+        return set(_NUMBER.findall(value)) <= set(_NUMBER.findall(text))
+    canonical = (lambda v: tool.canonical(name, v)) if tool else str
+    return said_by_person(str(value), (text,), canonical)
+
+
+@cache
+def _tools() -> dict[str, FunctionTool]:
+    from tools import default_tools
+
+    return {tool.name: tool for tool in default_tools("http://127.0.0.1:9/api/models")}
