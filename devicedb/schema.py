@@ -1,10 +1,13 @@
 """What the device service accepts: the tutorial's request body, model codes and display text.
 
-A code is 3-20 ASCII letters or digits (blanks around it are dropped), checked *before* it is upper-cased
-so that no Unicode case folding can turn "uniſ12" into "UNIS12"; then it loses one region suffix, the
-tutorial's rule "CPH2223IN 应该使用 CPH2223". A suffix is stripped only when a digit precedes it and at
-least three characters remain, so codes that merely end in these letters keep them. Names are display
-text: no control characters and no bidirectional embeddings, overrides or isolates.
+A code is written as manufacturers write it: ASCII letters and digits, in groups a single hyphen or
+space may separate (CPH2223, SM-G9910, ALN-AL00, "SM G9910"), with blanks around it dropped; checked
+*before* it is upper-cased, so that no Unicode case folding can turn "uniſ12" into "UNIS12". Its
+stored form, the one form every way of writing it comes to: upper case, the separators dropped (3 to
+20 letters and digits remain), and one region suffix removed — the tutorial's rule "CPH2223IN 应该使用
+CPH2223" — when a digit precedes it and at least three characters remain, so codes that merely end
+in these letters keep them. SM-G9910, sm-g9910, "SM G9910" and SMG9910 are all SMG9910. Names are
+display text: no control characters and no bidirectional embeddings, overrides or isolates.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_MARKET_NAME = "营销名未解密"
-CODE_PATTERN = r"^[ \t\r\n]*[A-Za-z0-9]{3,20}[ \t\r\n]*$"
+# 3 to 20 letters and digits, a single hyphen or space allowed between two of them; blanks around
+CODE_PATTERN = r"^[ \t\r\n]*[A-Za-z0-9](?:[- ]?[A-Za-z0-9]){2,19}[ \t\r\n]*$"
 FORBIDDEN_IN_TEXT = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
 TEXT_PATTERN = f"^[^{FORBIDDEN_IN_TEXT}]*$"
 REGION_SUFFIXES = (
@@ -50,14 +54,17 @@ _FORBIDDEN = re.compile(f"[{FORBIDDEN_IN_TEXT}\\ud800-\\udfff]")  # lone surroga
 
 def normalize_code(raw: str) -> str | None:
     """The stored form of a model code, or None when `raw` is not a model code."""
-    return _canonical(raw.strip(" \t\r\n")) if _CODE.fullmatch(raw) else None
+    if not _CODE.fullmatch(raw):
+        return None
+    return _canonical(re.sub(r"[- ]", "", raw.strip(" \t\r\n")))
 
 
 def code_problem(raw: str) -> str:
     """Why `raw` is not a model code, in the words of the rule it breaks."""
+    rule = "must be 3-20 letters or digits, in groups a single hyphen or space may separate"
     if raw.isascii():
-        return f"must be 3-20 letters or digits (after normalization: {_canonical(raw.strip())!r})"
-    return "must be 3-20 letters or digits, ASCII only (A-Z, a-z, 0-9: other letters are not case-folded)"
+        return f"{rule} (after normalization: {_canonical(raw.strip())!r})"
+    return f"{rule}, ASCII only (A-Z, a-z, 0-9: other letters are not case-folded)"
 
 
 def _canonical(code: str) -> str:
@@ -85,7 +92,8 @@ class ModelIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str = Field(
-        description="机型代码，例如 CPH2223; region suffixes such as IN/CN are stripped",
+        description="机型代码，例如 CPH2223 或 SM-G9910; stored upper-case without hyphens or spaces, "
+        "region suffixes such as IN/CN stripped",
         json_schema_extra={"pattern": CODE_PATTERN},
     )
     marketName: str | None = Field(

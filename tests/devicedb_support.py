@@ -17,6 +17,16 @@ def query(database: str, sql: str, params: tuple = ()) -> list[tuple]:
         return conn.execute(sql, params).fetchall()
 
 
+def execute(database: str, sql: str) -> None:
+    """Run and commit one statement on `database`, as someone editing it by hand would."""
+    if database.startswith("postgresql://"):
+        with psycopg.connect(database) as conn:
+            conn.execute(sql)
+        return
+    with closing(sqlite3.connect(database)) as conn, conn:
+        conn.execute(sql)
+
+
 def rows(database: str) -> list[tuple]:
     return query(database, 'SELECT model, "marketName", "marketNameEn" FROM models ORDER BY model')
 

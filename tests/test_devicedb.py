@@ -52,10 +52,30 @@ def test_market_name_defaults_to_the_tutorials(api):
         ("ﬃ123", None),
         ("ＣＰＨ2223", None),
         ("A" * 21, None),
+        ("SM-G9910", "SMG9910"),
+        ("sm-g9910", "SMG9910"),
+        ("SM G9910", "SMG9910"),
+        ("ALN-AL00", "ALNAL00"),
+        ("PGT-AN10", "PGTAN10"),
+        ("CPH2223-IN", "CPH2223"),
+        ("SM--G9910", None),
+        ("-SM9910", None),
+        ("A-" * 20 + "A", None),  # 21 letters: the separators are not counted, and do not help
     ],
 )
 def test_normalize_code(raw, code):
     assert normalize_code(raw) == code
+
+
+def test_one_row_per_code_however_it_is_written(api, database):
+    statuses = [
+        requests.post(api, json={"model": m}).status_code for m in ("SM-G9910", "sm-g9910", "SMG9910")
+    ]
+    assert statuses == [201, 200, 200]
+    assert rows(database) == [("SMG9910", "营销名未解密", None)]
+    assert requests.get(f"{api}/SM G9910").json()["model"] == "SMG9910"
+    assert requests.get(api, params={"q": "sm-g99"}).json()["total"] == 1
+    assert requests.delete(f"{api}/Sm-G9910").json() == {"model": "SMG9910", "deleted": True}
 
 
 def test_get_and_search(api):

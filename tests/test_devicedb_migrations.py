@@ -13,7 +13,7 @@ import pytest
 
 from devicedb.database import open_store
 from devicedb.store import migrations
-from tests.devicedb_support import query, stored_keys
+from tests.devicedb_support import execute, query, stored_keys
 
 OLD_MODELS = (
     "CREATE TABLE models (model TEXT PRIMARY KEY, marketName TEXT NOT NULL, marketNameEn TEXT, "
@@ -58,7 +58,8 @@ def test_a_file_from_before_migrations_opens_and_keeps_its_data(tmp_path, create
         assert store.delete("CPH2223") and stored_keys(path) == []
     finally:
         store.close()
-    assert [v for v, _ in query(path, "SELECT version, name FROM schema_version ORDER BY version")] == [1, 2]
+    versions = [v for v, _ in query(path, "SELECT version, name FROM schema_version ORDER BY version")]
+    assert versions == [1, 2, 3]
 
 
 def test_each_backend_has_numbered_migrations_and_reopening_applies_none(database):
@@ -85,3 +86,22 @@ def test_processes_starting_together_migrate_once(database):
     versions = query(database, "SELECT version FROM schema_version")
     assert sorted(versions) == sorted(set(versions))
     assert query(database, "SELECT COUNT(*) FROM models") == [(0,)]
+
+
+def test_codes_written_with_separators_come_to_their_stored_form(database):
+    """Rows written before the code rule knew hyphens (by hand, or by another program) are migrated:
+    one row per code, in the stored form, the one already in that form kept."""
+    open_store(database).close()
+    backend = "postgres" if database.startswith("postgresql://") else "sqlite"
+    last = max(version for version, _ in migrations(backend))
+    insert = (
+        'INSERT INTO models (model, "marketName", "createdAt") VALUES '
+        "('sm-g9910', 'by hand', 'x'), ('SMG9910', 'kept', 'x'), ('pgt-an10', 'by hand', 'x')"
+    )
+    execute(database, f"DELETE FROM schema_version WHERE version = {last}")
+    execute(database, insert)
+    open_store(database).close()
+    assert sorted(query(database, 'SELECT model, "marketName" FROM models')) == [
+        ("PGTAN10", "by hand"),
+        ("SMG9910", "kept"),
+    ]
