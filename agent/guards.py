@@ -1,17 +1,21 @@
 """The rules the host enforces around the model: the engineering article's "boundaries", in one place.
 
 Per call (used by the ToolRegistry): identity injected by the host, values that must come from the
-user's words, permission checks, output capped and marked as untrusted data. Per turn (used by
+person's words (the one grounding rule, `said_by_person`), permission checks, output capped and marked
+as untrusted data, and text cleaned before a person sees it. Per turn (used by
 ChatAgent, as `TurnGuard`): at most N calls per reply, a retry budget per tool, no identical call
 three times in a row, a deadline, a token budget.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import time
+import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,16 +60,24 @@ def inject_identity(
     return {**args, **{name: getattr(ctx, field) for name, field in injected.items()}}, attempted
 
 
-def grounding_error(args: dict[str, Any], grounded: tuple[str, ...], ctx: ToolContext) -> str | None:
-    """Why a call must not run because a grounded value is not in the user's messages, or None.
-    Compared case-insensitively as a substring, so "CPH2223" is grounded by "cph2223IN"."""
+Canonical = Callable[[str, str], str]  # (parameter, value) -> the form in which two values are the same
+
+
+def grounding_error(
+    args: dict[str, Any], grounded: tuple[str, ...], ctx: ToolContext, canonical: Canonical
+) -> str | None:
+    """Why a call must not run because a grounded value is not in the person's words, or None.
+
+    A value is grounded when, in the tool's canonical form, it equals a whole word or a run of whole
+    words that the person typed (`ctx.user_text`): "CPH2223" is grounded by "CPH2223IN" when the tool
+    strips region suffixes, "CPH22" is not."""
     if ctx.user_text is None or not grounded:
         return None
-    said = _folded(" ".join(ctx.user_text))
     invented = [
         f"{name}={args[name]!r}"
         for name in grounded
-        if isinstance(args.get(name), (str, int, float)) and _folded(str(args[name])) not in said
+        if isinstance(args.get(name), (str, int, float))
+        and not said_by_person(str(args[name]), ctx.user_text, functools.partial(canonical, name))
     ]
     if not invented:
         return None
@@ -75,8 +87,36 @@ def grounding_error(args: dict[str, Any], grounded: tuple[str, ...], ctx: ToolCo
     )
 
 
-def _folded(text: str) -> str:
-    return " ".join(text.casefold().split())
+def said_by_person(value: str, typed: Iterable[str], canonical: Callable[[str], str] = str) -> bool:
+    """The one grounding rule: `value` equals, in `canonical` form, a span of words of `typed`."""
+    wanted = folded(canonical(value))
+    longest = len(words(value)) + 2  # a canonical form may join or split words ("SM G9910" = "SMG9910")
+    return bool(wanted) and any(
+        folded(canonical(span)) == wanted for text in typed for span in spans(text, longest)
+    )
+
+
+_WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]")  # a Latin word or number; a CJK character
+
+
+def words(text: str) -> list[re.Match[str]]:
+    """The words of `text`: runs of ASCII letters and digits, and each CJK character on its own."""
+    return list(_WORD.finditer(text))
+
+
+def spans(text: str, most: int = 12) -> list[str]:
+    """Every run of 1 to `most` consecutive words of `text`, as written (with what stands between)."""
+    found = words(text)
+    return [
+        text[found[i].start() : found[j].end()]
+        for i in range(len(found))
+        for j in range(i, min(i + most, len(found)))
+    ]
+
+
+def folded(text: str) -> str:
+    """Case, width and spacing ignored."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def permission_error(permission: str | None, ctx: ToolContext) -> str | None:

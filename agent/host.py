@@ -67,16 +67,17 @@ class Host:
         """A ChatAgent for `user`; whoever makes one closes it (`with host.agent(user) as agent:`)."""
         if self.model is None:
             raise RuntimeError("this host was built without a model")
+        parts = self.model.parts_for(self.registry)
         return ChatAgent(
-            self.model.model_for(self.registry),
+            parts.llm,
             self.registry,
             user_id=user,
             permissions=self.permissions(user),
             system_prompt=system_prompt(self.registry),
             on_tool_result=on_tool_result,
             on_text=on_text if self.model.streams_with_tools and self.settings.llm_stream else None,
-            tool_selector=self.model.selector,  # which tools each request carries
-            state_outcomes=self.model.state_outcomes,
+            tool_selector=parts.selector,  # which tools each request carries
+            answerer=parts.answerer,  # a model's plug-in may state an answer itself
             limits=self.model.limits,
         )
 

@@ -3,7 +3,8 @@
 Mirrors the tutorial's memoryManager (AddMessage, GetOptimizedMessages, Clear). The history is linear:
 every step appends. The window is a pure function of it: the system messages, then the most recent
 turns that fit. It always starts at a user message, so it never starts on a tool result and never
-separates an assistant's tool calls from their results.
+separates an assistant's tool calls from their results. A user message the person typed says so
+(`person_message`): only those words can ground a tool's values, never text a command appended.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from agent.guards import untrusted
 from agent.types import fail
+
+TYPED = "typed_by_person"  # the key, in a user message's additional_kwargs, of the words the person typed
 
 
 class MemoryManager:
@@ -82,3 +85,26 @@ def estimate_tokens(message: BaseMessage) -> int:
     if isinstance(message, AIMessage):
         size += len(json.dumps(message.tool_calls, ensure_ascii=False))
     return size // 3 + 4
+
+
+def person_message(text: str, typed: str | None = None) -> HumanMessage:
+    """A user message of the person's turn: `text` for the model, `typed` (default: all of `text`) the
+    words the person typed themselves."""
+    return HumanMessage(text, additional_kwargs={TYPED: text if typed is None else typed})
+
+
+def typed_by_person(history: Iterable[BaseMessage]) -> tuple[str, ...]:
+    """What the person typed, message by message: not resources, prompt templates or tool output."""
+    return tuple(
+        str(m.additional_kwargs[TYPED])
+        for m in history
+        if isinstance(m, HumanMessage) and m.additional_kwargs.get(TYPED)
+    )
+
+
+def this_turn(history: list[BaseMessage]) -> list[BaseMessage]:
+    """The messages of the turn under way: the person's latest message and what followed it."""
+    starts = [
+        i for i, m in enumerate(history) if isinstance(m, HumanMessage) and m.additional_kwargs.get(TYPED)
+    ]
+    return history[starts[-1] :] if starts else []

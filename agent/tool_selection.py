@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
@@ -50,6 +50,12 @@ def tool_text(tool: dict[str, Any]) -> str:
     return (
         f"{function['name']} {function['name'].replace('_', ' ')} {function.get('description', '')} {params}"
     )
+
+
+class Selector(Protocol):
+    """Which of the registry's tools the next request of a turn carries (a model choice may bring its own)."""
+
+    def select(self, tools: list[dict[str, Any]], turn: list[BaseMessage]) -> list[dict[str, Any]]: ...
 
 
 class ToolSelector:

@@ -41,10 +41,18 @@ class FunctionTool(ABC):
     permission: ClassVar[str | None] = None  # the user must hold it (the tutorial's HasPermission)
     sequential: ClassVar[bool] = False  # never run alongside other calls of the same reply
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
-    grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the user's words
+    grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the person's words
     changes: ClassVar[tuple[str, ...]] = ()  # resources (URIs, URI templates) a successful run changes
-    # requests this tool serves, with the arguments each calls for: worked examples for small models
+
+    # Optional facts for a small model's host (the embedded demo model, agent/models/embedded/); a tool
+    # without them works with it too. `examples`: requests this tool serves, with the arguments each
+    # calls for. `said`: how a result reads, per language ("zh", "en"), as (condition, template) pairs;
+    # the first whose condition holds is used: "" always, "key" when the result's `key` is truthy, "!key"
+    # when it is not. Template fields come from the arguments and the result; a list field lists its
+    # items, each written by the `said_item` template.
     examples: ClassVar[tuple[tuple[str, dict[str, Any]], ...]] = ()
+    said: ClassVar[dict[str, tuple[tuple[str, str], ...]]] = {}
+    said_item: ClassVar[str] = ""
 
     @property
     def needs_confirmation(self) -> bool:
@@ -55,12 +63,10 @@ class FunctionTool(ABC):
     def call(self, ctx: ToolContext, input: str) -> str:
         """Run the tool. `input` is the validated JSON arguments; raise ToolError for failures."""
 
-    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
-        """One plain sentence ("zh" or "en") of what a call did, for a host that answers with the facts
-        itself instead of a model's words (the embedded demo model). Tools may say it better."""
-        said = result["data"] if result["ok"] else result["error"]
-        text = said if isinstance(said, str) else json.dumps(said, ensure_ascii=False)
-        return f"{self.name}: {text}" if result["ok"] else f"{self.name} ✗ {text}"
+    def canonical(self, parameter: str, value: str) -> str:
+        """The form in which two values of `parameter` are the same one (grounding compares the person's
+        words in it); by default the value itself, and case and spacing never count."""
+        return value
 
 
 class ToolRegistry:
@@ -102,14 +108,6 @@ class ToolRegistry:
 
     def tools(self) -> list[FunctionTool]:
         return list(self._tools.values())
-
-    def outcome(self, tool_call: Mapping[str, Any], envelope: str, lang: str) -> str:
-        """The tool's own sentence for what this call did (see `FunctionTool.outcome`)."""
-        result, tool = json.loads(envelope), self._tools.get(tool_call.get("name") or "")
-        if tool is None:
-            return f"{tool_call.get('name')} ✗ {result.get('error')}"
-        args, _ = parse_arguments(tool_call.get("args"))
-        return tool.outcome(args, result, lang)
 
     def langchain_tools(self) -> list[dict[str, Any]]:
         """The tool definitions in OpenAI format, ready for `llm.bind_tools(...)`."""
@@ -162,7 +160,7 @@ class ToolRegistry:
         problem = problem or self._schema_problem(name, args)
         if problem:
             return "invalid_arguments", fail(problem, retryable=True), extra
-        ungrounded = grounding_error(args, tool.grounded, ctx)
+        ungrounded = grounding_error(args, tool.grounded, ctx, tool.canonical)
         if ungrounded:
             return "not_grounded", fail(ungrounded, retryable=True), extra
         denied = permission_error(tool.permission, ctx)

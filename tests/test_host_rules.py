@@ -10,7 +10,7 @@ import pytest
 
 from agent.agent import ChatAgent
 from agent.audit import AuditLog
-from agent.guards import Limits, envelope_of
+from agent.guards import Limits, envelope_of, grounding_error
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import DeadlineError, MaxRoundsError, TokenBudgetError, ToolContext
@@ -103,6 +103,25 @@ def test_injected_identity_is_hidden_from_the_model_and_overrides_it(fake_llm, t
     )
 
 
+def grounded_in(said: str, value: str) -> bool:
+    """Would an add of `value` pass the grounding rule, the person having typed `said`?"""
+    tool = AddModelTool("http://127.0.0.1:9/api/models")
+    ctx = ToolContext(user_id="alice", user_text=(said,))
+    return grounding_error({"model": value}, tool.grounded, ctx, tool.canonical) is None
+
+
+def test_grounding_is_by_whole_words_in_the_tools_own_form():
+    assert grounded_in("把机型 CPH2223IN 添加到数据库", "CPH2223")  # the service stores it so
+    assert grounded_in("把机型 CPH2223IN 添加到数据库", "cph2223in")
+    assert not grounded_in("把机型 CPH2223IN 添加到数据库", "CPH22")  # a fragment is not a word
+    assert not grounded_in("把机型 CPH2223IN 添加到数据库", "CPH2223I")
+    assert grounded_in("请录入 SM-G9910", "SMG9910") and grounded_in("请录入 SMG9910", "SM-G9910")
+    assert grounded_in("添加 SM G9910", "sm-g9910")
+    assert not grounded_in("添加 SM-G9910", "G9910X")
+    assert grounded_in("营销名是华为 Mate 60 Pro", "华为 Mate 60 Pro")  # CJK characters are words
+    assert not grounded_in("营销名是华为 Mate 60 Pro", "Mate 6")
+
+
 def test_add_model_records_the_host_user_not_the_models(fake_llm, tmp_path, device_service):
     tool = AddModelTool(f"{device_service.url}/api/models")
     agent = make_agent(fake_llm, tmp_path, tool, permissions=("add_model",))
@@ -130,9 +149,7 @@ def test_a_value_not_in_the_users_words_is_refused_and_nothing_is_written(fake_l
         "leave optional ones out, or ask the user",
         "retryable": True,
     }
-    assert (
-        tool_messages(fake_llm.requests[2])["c2"]["ok"] is True
-    )  # found, case-insensitively, inside cph2223IN
+    assert tool_messages(fake_llm.requests[2])["c2"]["ok"] is True  # cph2223IN, as the service stores it
     assert device_service.store.get("CHEP1058") is None
     assert device_service.store.get("CPH2223")["model"] == "CPH2223"
     assert [line["decision"] for line in audit_lines(tmp_path)] == ["not_grounded", "ran"]
@@ -378,27 +395,23 @@ def test_every_attempt_is_audited_once_with_its_decision(fake_llm, tmp_path):
 # --- policies for a weak model (the embedded demo model gets them) -----------------------------
 
 
-def test_stating_outcomes_ends_the_turn_with_the_tools_own_words(fake_llm, tmp_path, device_service):
-    tool = AddModelTool(f"{device_service.url}/api/models")
-    registry = ToolRegistry(audit=AuditLog(tmp_path / "audit.jsonl"))
-    registry.register(tool)
-    agent = ChatAgent(
-        CustomLLMWrapper(base_url=fake_llm.url),
-        registry,
-        user_id="alice",
-        permissions=frozenset({"add_model"}),
-        state_outcomes=True,
-    )
-    fake_llm.add(tool_calls(call("add_device_model", {"model": "CPH2223IN"}, "c1")))
-    assert (
-        agent.send_message("把机型 CPH2223IN 添加到数据库")
-        == "机型 CPH2223 已添加到数据库（营销名：营销名未解密）。"
-    )
+def test_an_answerer_may_state_the_turns_answer_from_the_tool_results(fake_llm):
+    """The loop's one seam for a model's own policies: an answerer sees the turn so far and may answer."""
+    registry = ToolRegistry()
+    registry.register(Probe())
+    seen = []
+
+    def answerer(turn):
+        seen.append([m.type for m in turn])
+        results = [m for m in turn if m.type == "tool"]
+        return f"{len(results)} result(s), stated by the host" if results else None
+
+    agent = ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, answerer=answerer)
+    fake_llm.add(tool_calls(call("probe", {"x": 1}, "c1")))
+    assert agent.send_message("probe 1") == "1 result(s), stated by the host"
     assert len(fake_llm.requests) == 1  # the model is not asked to put the result in words
-    fake_llm.add(tool_calls(call("add_device_model", {"model": "CPH2223"}, "c2")))
-    again = agent.send_message("add CPH2223 again")
-    assert again == "Model CPH2223 already in the database; nothing was added (market name: 营销名未解密)."
-    assert agent.memory.history()[-1].content == again  # kept in the history like any answer
+    assert seen == [["human"], ["human", "ai", "tool"]]
+    assert agent.memory.history()[-1].content == "1 result(s), stated by the host"  # kept like any answer
 
 
 def test_confirm_effects_make_every_write_wait_for_the_persons_yes(fake_llm, tmp_path):

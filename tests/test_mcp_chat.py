@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tests.conftest import ROOT, clean_env, run_main, start_http_server
-from tests.fake_llm import text
+from tests.fake_llm import call, text, tool_calls
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -47,3 +47,42 @@ def test_chat_reads_a_resource_and_sends_a_prompt(tmp_path, fake_llm, device_ser
     assert json.loads(resource.split("\n", 1)[1])["marketName"] == "OPPO Find N6"
     assert prompt == "机型 CPH2223 已经在数据库里了吗？请查询后告诉我它的营销名。"
     assert "ours__query_device_model" in [t["function"]["name"] for t in fake_llm.requests[0]["tools"]]
+
+
+def test_text_of_a_resource_or_a_prompt_cannot_ground_a_write(tmp_path, fake_llm, device_service):
+    """Only what the person typed grounds a value: a code read from a resource, or written by a prompt
+    template, is refused as an argument of a write (the person's own prompt arguments still count)."""
+    device_service.store.add({"model": "CPH2223", "marketName": "OPPO Find N6", "createdBy": "t"}, None, "")
+    env = {"ADD_MODEL_URL": f"{device_service.url}/api/models", "AUDIT_LOG": str(tmp_path / "mcp.jsonl")}
+    args = ["-m", "tools.mcp_server", "--with-fixtures", "tests.mcp_untyped_prompt"]
+    ours = {"command": sys.executable, "args": args, "cwd": str(ROOT), "env": env, "trusted": True}
+    (tmp_path / "mcp_servers.json").write_text(json.dumps({"mcpServers": {"ours": ours}}))
+    fake_llm.add(
+        tool_calls(call("add_device_model", {"model": "CPH2223"}, "c1")),
+        text("refused"),
+        tool_calls(call("add_device_model", {"model": "XZ9999"}, "c2")),
+        text("refused again"),
+        tool_calls(call("add_device_model", {"model": "V2145"}, "c3")),
+        text("added"),
+    )
+    lines = (
+        "/read devicedb://models/CPH2223\n把它添加到数据库\n/prompt add_the_usual\n"
+        "/prompt add_device_model model=V2145\n"
+    )
+    done = run_main(
+        cwd=tmp_path,
+        env=clean_env(LLM_BASE_URL=fake_llm.url, ADD_MODEL_URL=env["ADD_MODEL_URL"], LLM_STREAM="false"),
+        stdin=lines,
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    results = [
+        json.loads(m["content"].split("\n")[1].replace("\\u003c", "<").replace("\\u003e", ">"))
+        for r in fake_llm.requests
+        for m in r["messages"][-1:]
+        if m["role"] == "tool"
+    ]
+    assert [r["ok"] for r in results] == [False, False, True]
+    assert "model='CPH2223': not in the user's messages" in results[0]["error"]
+    assert "model='XZ9999': not in the user's messages" in results[1]["error"]
+    assert device_service.store.get("XZ9999") is None and device_service.store.get("V2145") is not None

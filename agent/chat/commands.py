@@ -42,12 +42,13 @@ class Session:
     store: SessionStore | None = None
     name: str = ""
 
-    def turn(self, text: str) -> None:
-        """One turn, shown as it happens; Ctrl-C cancels it (the next request repairs the history)."""
+    def turn(self, text: str, typed: str | None = None) -> None:
+        """One turn, shown as it happens; Ctrl-C cancels it (the next request repairs the history).
+        `typed`: what of `text` the person typed, when a command wrote the rest (see `/prompt`)."""
         self.ui.begin_turn()
         try:
             self.sync_mcp()
-            self.ui.end_turn(self.agent.send_message(text))
+            self.ui.end_turn(self.agent.send_message(text, typed))
         except AgentError as e:
             self.ui.end_turn(None, error=str(e))
         except KeyboardInterrupt:
@@ -172,7 +173,7 @@ def _prompt(session: Session, rest: str) -> None:
     arguments = dict(word.split("=", 1) for word in words[1:] if "=" in word)
     text = session.mcp.prompt(words[0], arguments)
     say(f"(prompt {words[0]})\n{text}")
-    session.turn(text)
+    session.turn(text, typed=" ".join(arguments.values()))  # the server wrote the rest
 
 
 COMMANDS: dict[str, Callable[[Session, str], None]] = {

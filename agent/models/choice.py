@@ -1,5 +1,10 @@
 """ModelChoice: a chat model and the host policies that go with it; `make_llm`: the chat model for an
-OpenAI-compatible endpoint, by LLM_BACKEND — the tutorial's hand-written wrapper, or ChatOpenAI."""
+OpenAI-compatible endpoint, by LLM_BACKEND — the tutorial's hand-written wrapper, or ChatOpenAI.
+
+A model choice may bring a plug-in (`TurnParts`): its own chat model over the registry's tools, its
+own choice of the tools each request carries, and an answerer that may state a turn's answer itself.
+The loop knows only these generic seams; the embedded demo model is the plug-in that uses them all.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,23 @@ from dataclasses import dataclass, field
 from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
+from agent.agent import Answerer
 from agent.config import Settings
 from agent.guards import DEFAULT_LIMITS, Limits
 from agent.llm_wrapper import CustomLLMWrapper
-from agent.tool_selection import ToolSelector
+from agent.tool_selection import Selector, ToolSelector
 from agent.tools import Effect, ToolRegistry
 
 ALL_EFFECTS: frozenset[Effect] = frozenset({"read", "write", "destructive"})
+
+
+@dataclass(frozen=True)
+class TurnParts:
+    """What drives a ChatAgent's turns over a registry: the chat model, the selector, the answerer."""
+
+    llm: BaseChatModel
+    selector: Selector
+    answerer: Answerer | None = None
 
 
 @dataclass(frozen=True)
@@ -28,14 +43,13 @@ class ModelChoice:
     tool_effects: frozenset[Effect] = ALL_EFFECTS  # the kinds of tool it is offered (least privilege)
     confirm_effects: frozenset[Effect] = frozenset()  # confirmed by the person, beyond destructive tools
     selector: ToolSelector = field(default_factory=ToolSelector)  # which tools each request carries
-    state_outcomes: bool = False  # one tool round, then the host states each tool's outcome
     limits: Limits = DEFAULT_LIMITS  # rounds, calls, deadline and tokens of one turn
-    constrain: Callable[[ToolRegistry], BaseChatModel] | None = None  # wraps `llm` with the registry's facts
+    plugin: Callable[[ToolRegistry], TurnParts] | None = None  # a model's own policies over the registry
     notice: str = ""  # told to the person at start-up
 
-    def model_for(self, registry: ToolRegistry) -> BaseChatModel:
-        """The chat model that drives the loop over `registry`'s tools."""
-        return self.constrain(registry) if self.constrain else self.llm
+    def parts_for(self, registry: ToolRegistry) -> TurnParts:
+        """The chat model, selector and answerer that drive the loop over `registry`'s tools."""
+        return self.plugin(registry) if self.plugin else TurnParts(self.llm, self.selector)
 
 
 def make_llm(
