@@ -35,26 +35,8 @@ HISTORY = [
     {"role": "assistant", "content": 'Added "CPH2223" <ok> & done.'},
     {"role": "user", "content": "谢谢"},
 ]
-TOOL = {
-    "type": "function",
-    "function": {
-        "name": "add_device_model",
-        "description": "添加设备机型到数据库。",
-        "parameters": {
-            "type": "object",
-            "properties": {"model": {"type": "string"}, "marketName": {"type": "string"}},
-        },
-    },
-}
 RENDERED = """<|im_start|>system
-You help.
-
-To use a tool, reply with only {"tool": <name>, "arguments": {...}}; otherwise answer in words. Tools:
-- add_device_model(model, marketName): 添加设备机型到数据库。<|im_end|>
-<|im_start|>user
-把机型 PJD110 添加到数据库<|im_end|>
-<|im_start|>assistant
-{"tool": "add_device_model", "arguments": {"model": "PJD110"}}<|im_end|>
+You help.<|im_end|>
 <|im_start|>user
 把机型 CPH2223 添加到数据库<|im_end|>
 <|im_start|>assistant
@@ -88,12 +70,8 @@ def test_the_model_file_ships_in_a_package():
     assert path.stat().st_size > 50_000_000
 
 
-def test_the_template_shows_tools_examples_calls_and_results_unescaped(server):
-    example = {
-        "request": "把机型 PJD110 添加到数据库",
-        "call": {"tool": "add_device_model", "arguments": {"model": "PJD110"}},
-    }
-    assert render(server, chat_template_kwargs={"tools": [TOOL], "examples": [example]}) == RENDERED
+def test_the_template_shows_earlier_calls_and_results_unescaped(server):
+    assert render(server) == RENDERED
 
 
 def test_any_gguf_runs_the_same_way_with_its_own_template(tmp_path):
@@ -152,4 +130,4 @@ def test_no_key_a_write_needs_the_persons_yes(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "refused (needs confirmation; use --yes)" in done.stderr
     assert rows(tmp_path) == []
-    assert done.stdout.startswith("Not added: the person refused to run 'add_device_model'")
+    assert done.stdout.startswith("add_device_model failed: the person refused to run 'add_device_model'")

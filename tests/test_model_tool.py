@@ -140,7 +140,9 @@ def test_a_retried_write_after_a_lost_response_writes_one_row(device_service):
     assert device_service.store.count() == 1
 
 
-def test_each_tool_states_its_outcome_plainly_in_the_users_language(device_service):
+def test_each_tool_says_its_result_in_its_own_words_in_the_users_language(device_service):
+    """The tools' optional `said` templates, as the demo model's host reads them (answers.statement)."""
+    from agent.models.embedded.answers import statement
     from tools import default_tools
 
     registry = ToolRegistry()
@@ -149,11 +151,15 @@ def test_each_tool_states_its_outcome_plainly_in_the_users_language(device_servi
 
     def said(name: str, args: dict, lang: str, call_id: str = "c1") -> str:
         call = {"name": name, "args": args, "id": call_id}
-        return registry.outcome(call, registry.execute_tool_call(CTX, call), lang)
+        envelope = json.loads(registry.execute_tool_call(CTX, call))
+        return statement(registry.get(name), call, envelope, lang)
 
     assert said("list_device_models", {}, "zh") == "数据库里还没有机型。"
     assert said("add_device_model", {"model": "V2145", "marketName": "vivo"}, "en") == (
         "Model V2145 added to the database (market name: vivo)."
+    )
+    assert said("add_device_model", {"model": "v2145"}, "zh", "c3") == (
+        "机型 V2145 已在数据库中，没有重复添加（营销名：vivo）。"
     )
     assert (
         said("query_device_model", {"keyword": "V2145"}, "zh")
@@ -163,8 +169,8 @@ def test_each_tool_states_its_outcome_plainly_in_the_users_language(device_servi
     assert said("list_device_models", {}, "en") == "The database has 1 model(s): V2145 (vivo)."
     assert said("calculator", {"expression": "6 * 7"}, "zh") == "6 * 7 = 42"
     assert said("add_device_model", {"model": "A1"}, "zh", "c2").startswith(
-        "没有添加 A1：the device service refused"
+        "add_device_model 没有完成：the device service refused"
     )
-    assert said("delete_device_model", {"model": "V2145"}, "zh") == (
-        "delete_device_model ✗ the person refused to run 'delete_device_model'; do not retry it"
+    assert said("delete_device_model", {"model": "V2145"}, "en") == (
+        "delete_device_model failed: the person refused to run 'delete_device_model'; do not retry it"
     )

@@ -29,9 +29,11 @@ class CalculatorTool(FunctionTool):
     name = "calculator"
     effect = "read"
     examples = (("3 加 5 等于几？", {"expression": "3 + 5"}), ("What is 6 times 7?", {"expression": "6 * 7"}))
+    said = {"zh": (("", "{expression} = {result}"),), "en": (("", "{expression} = {result}"),)}
     description = (
-        "执行数学计算，支持加减乘除（+ - * /）、整除、取余、幂运算和括号，例如 (2 + 3) * 4 ** 2。只做算术。"
-        '例如“3 加 5 等于几？”“12 的平方是多少”。Calculate arithmetic, e.g. "what is 6 times 7?".'
+        "执行数学计算：加、减、乘、除（+ - * /，乘以、除以）、整除、取余、幂运算和括号。"
+        "只做算术，例如 (2 + 3) * 4 ** 2、“3 加 5 等于几？”“20 除以 4 是多少”。"
+        'Calculate arithmetic: plus, minus, times, divided by, e.g. "what is 6 times 7?".'
     )
     parameters = {
         "type": "object",
@@ -58,11 +60,6 @@ class CalculatorTool(FunctionTool):
         except (ZeroDivisionError, OverflowError) as e:
             raise ToolError(f"cannot compute {expression!r}: {e}", retryable=False) from None
         return json.dumps({"expression": expression, "result": value})
-
-    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
-        if not result["ok"]:
-            return super().outcome(args, result, lang)
-        return f"{result['data']['expression']} = {result['data']['result']}"
 
 
 def _evaluate(node: ast.AST) -> int | float:

@@ -1,23 +1,69 @@
-"""CurrentTimeTool: the current date and time in an IANA timezone (the tutorial's built-in "时间" tool)."""
+"""CurrentTimeTool: the current date and time in a place — an IANA timezone, or a common city name in
+Chinese or English (the tutorial's built-in "时间" tool)."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent.tools import FunctionTool
 from agent.types import ToolContext, ToolError
 
+PLACES = [  # (中文, English, IANA zone): the person's own word for a city works in either language
+    ("北京", "Beijing", "Asia/Shanghai"),
+    ("上海", "Shanghai", "Asia/Shanghai"),
+    ("广州", "Guangzhou", "Asia/Shanghai"),
+    ("深圳", "Shenzhen", "Asia/Shanghai"),
+    ("成都", "Chengdu", "Asia/Shanghai"),
+    ("杭州", "Hangzhou", "Asia/Shanghai"),
+    ("香港", "Hong Kong", "Asia/Hong_Kong"),
+    ("台北", "Taipei", "Asia/Taipei"),
+    ("东京", "Tokyo", "Asia/Tokyo"),
+    ("首尔", "Seoul", "Asia/Seoul"),
+    ("新加坡", "Singapore", "Asia/Singapore"),
+    ("曼谷", "Bangkok", "Asia/Bangkok"),
+    ("雅加达", "Jakarta", "Asia/Jakarta"),
+    ("孟买", "Mumbai", "Asia/Kolkata"),
+    ("新德里", "New Delhi", "Asia/Kolkata"),
+    ("迪拜", "Dubai", "Asia/Dubai"),
+    ("莫斯科", "Moscow", "Europe/Moscow"),
+    ("伦敦", "London", "Europe/London"),
+    ("巴黎", "Paris", "Europe/Paris"),
+    ("柏林", "Berlin", "Europe/Berlin"),
+    ("纽约", "New York", "America/New_York"),
+    ("芝加哥", "Chicago", "America/Chicago"),
+    ("洛杉矶", "Los Angeles", "America/Los_Angeles"),
+    ("旧金山", "San Francisco", "America/Los_Angeles"),
+    ("多伦多", "Toronto", "America/Toronto"),
+    ("圣保罗", "São Paulo", "America/Sao_Paulo"),
+    ("悉尼", "Sydney", "Australia/Sydney"),
+]
+CITIES = {name: zone for zh, en, zone in PLACES for name in (zh, en)}
+_BY_NAME = {name.casefold(): zone for name, zone in CITIES.items()}
+
+
+def zone_of(place: str) -> str:
+    """The IANA zone of `place` (a zone, or a city of CITIES); ToolError when it is neither."""
+    zone = _BY_NAME.get(place.strip().casefold(), place.strip())
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ToolError(
+            f"unknown place {place!r}; use an IANA timezone such as Asia/Shanghai, or a city such as "
+            "北京, Tokyo, London or New York",
+            retryable=True,
+        ) from None
+    return zone
+
 
 class CurrentTimeTool(FunctionTool):
     name = "current_time"
     effect = "read"
-    examples = (("现在几点？", {}), ("What day is today?", {}))
+    examples = (("现在几点？", {}), ("What day is today?", {}), ("巴黎现在几点", {"timezone": "巴黎"}))
     description = (
-        "查询当前日期和时间。用户问现在几点、今天几号或星期几时使用。"
-        'The current date and time, e.g. "what time is it?", "what day is today?".'
+        "查询当前日期和时间，可指定城市或时区。用户问现在几点、今天几号或星期几时使用。"
+        'The current date and time, anywhere, e.g. "what time is it?", "what time is it in Paris?".'
     )
     parameters = {
         "type": "object",
@@ -25,29 +71,20 @@ class CurrentTimeTool(FunctionTool):
             "timezone": {
                 "type": "string",
                 "maxLength": 64,
-                "description": "IANA 时区，例如 Asia/Shanghai；默认 UTC",
+                "description": "IANA 时区（如 Asia/Shanghai）或城市名（如 北京、Tokyo）；默认 UTC",
+                "examples": list(CITIES),
             },
         },
         "additionalProperties": False,
     }
+    said = {
+        "zh": (("", "现在是 {datetime}（{timezone}，{weekday}）。"),),
+        "en": (("", "It is {datetime} ({timezone}, {weekday})."),),
+    }
 
     def call(self, ctx: ToolContext, input: str) -> str:
-        name = json.loads(input).get("timezone") or "UTC"
-        try:
-            zone = ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ToolError(
-                f"unknown timezone {name!r}; use an IANA name such as Asia/Shanghai", retryable=True
-            ) from None
-        now = datetime.now(zone)
+        zone = zone_of(json.loads(input).get("timezone") or "UTC")
+        now = datetime.now(ZoneInfo(zone))
         return json.dumps(
-            {"timezone": name, "datetime": now.isoformat(timespec="seconds"), "weekday": now.strftime("%A")}
+            {"timezone": zone, "datetime": now.isoformat(timespec="seconds"), "weekday": now.strftime("%A")}
         )
-
-    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
-        if not result["ok"]:
-            return super().outcome(args, result, lang)
-        now = result["data"]
-        if lang == "zh":
-            return f"现在是 {now['datetime']}（{now['timezone']}，{now['weekday']}）。"
-        return f"It is {now['datetime']} ({now['timezone']}, {now['weekday']})."

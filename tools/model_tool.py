@@ -10,21 +10,28 @@ permission, values grounded in the user's words, and the run's Idempotency-Key.
 from __future__ import annotations
 
 import json
-from typing import Any
 from urllib.parse import quote
 
 from agent.types import ToolContext
-from devicedb.schema import DEFAULT_MARKET_NAME
+from devicedb.schema import DEFAULT_MARKET_NAME, normalize_code
 from tools.device_service import MODEL_URIS, DeviceServiceTool
 
-CODE = {  # a model code: letters and digits, with at least one digit (CPH2223, V2145, 2201123C)
+CODE = {  # a model code as manufacturers write it, with a digit: CPH2223, V2145, 2201123C, SM-G9910
     "type": "string",
     "maxLength": 30,
-    "pattern": "^[A-Za-z0-9]*[0-9][A-Za-z0-9]*$",
+    "pattern": "^(?=[^0-9]*[0-9])[A-Za-z0-9]+(?:[- ][A-Za-z0-9]+)*$",
 }
+ROW = "{model} ({marketName})"
 
 
-class AddModelTool(DeviceServiceTool):
+class ModelCodeTool(DeviceServiceTool):
+    """A device-model tool: a code is the same code however it is written (SM-G9910 = smg9910)."""
+
+    def canonical(self, parameter: str, value: str) -> str:
+        return (normalize_code(value) or value) if parameter in ("model", "keyword") else value
+
+
+class AddModelTool(ModelCodeTool):
     name = "add_device_model"
     idempotent = True  # the service keeps one row per code
     permission = "add_model"
@@ -34,6 +41,7 @@ class AddModelTool(DeviceServiceTool):
     examples = (
         ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
         ("Add model RMX1901 to the database", {"model": "RMX1901"}),
+        ("新增机型 V2227A，营销名 vivo Y77", {"model": "V2227A", "marketName": "vivo Y77"}),
     )
     description = (
         "添加设备机型到数据库。当用户查询未解禁的机型时，可以使用此工具将机型添加到数据库中。"
@@ -41,18 +49,33 @@ class AddModelTool(DeviceServiceTool):
         "Add (record, save) a device model code to the database, "
         'e.g. "add RMX1901", "把 PJD110 加入数据库".'
     )
+    said = {
+        "zh": (
+            ("created", "机型 {model} 已添加到数据库（营销名：{marketName}）。"),
+            ("", "机型 {model} 已在数据库中，没有重复添加（营销名：{marketName}）。"),
+        ),
+        "en": (
+            ("created", "Model {model} added to the database (market name: {marketName})."),
+            ("", "Model {model} is already in the database; nothing was added (market name: {marketName})."),
+        ),
+    }
     parameters = {
         "type": "object",
         "properties": {
-            "model": {**CODE, "description": "机型代码，例如 CPH2223（去除后缀如 IN、CN 等）"},
+            "model": {
+                **CODE,
+                "description": "机型代码，例如 CPH2223（去除后缀如 IN、CN 等）。The code, e.g. CPH2223.",
+            },
             "marketName": {
                 "type": "string",
                 "maxLength": 100,
+                "title": "营销名 / market name",
                 "description": "中文营销名，例如 OPPO Find N6",
             },
             "marketNameEn": {
                 "type": "string",
                 "maxLength": 100,
+                "title": "英文营销名 / English market name",
                 "description": "英文营销名，例如 OPPO Find N6",
             },
             "createdBy": {"type": "string", "description": "filled in by the host with the signed-in user"},
@@ -74,22 +97,8 @@ class AddModelTool(DeviceServiceTool):
         added = self.service.request(ctx, "POST", json=body, headers={"Idempotency-Key": ctx.idempotency_key})
         return added.text
 
-    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
-        if not result["ok"]:
-            return (
-                f"没有添加 {args.get('model')}：{result['error']}"
-                if lang == "zh"
-                else f"Not added: {result['error']}"
-            )
-        row = result["data"]
-        if lang == "zh":
-            done = "已添加到数据库" if row["created"] else "已在数据库中，没有重复添加"
-            return f"机型 {row['model']} {done}（营销名：{row['marketName']}）。"
-        done = "added to the database" if row["created"] else "already in the database; nothing was added"
-        return f"Model {row['model']} {done} (market name: {row['marketName']})."
 
-
-class QueryModelTool(DeviceServiceTool):
+class QueryModelTool(ModelCodeTool):
     name = "query_device_model"
     effect = "read"
     grounded = ("keyword",)
@@ -104,6 +113,17 @@ class QueryModelTool(DeviceServiceTool):
         'Look up whether a model is in the database (read only), e.g. "is PJD110 in the database?", '
         '"does the database have A5010?".'
     )
+    said = {
+        "zh": (
+            ("total", "数据库里有 {total} 个匹配 {keyword} 的机型：{items}。"),
+            ("", "数据库里没有匹配 {keyword} 的机型。"),
+        ),
+        "en": (
+            ("total", "The database has {total} model(s) matching {keyword}: {items}."),
+            ("", "No model matching {keyword} is in the database."),
+        ),
+    }
+    said_item = ROW
     parameters = {
         "type": "object",
         "properties": {
@@ -121,21 +141,6 @@ class QueryModelTool(DeviceServiceTool):
         keyword = json.loads(input)["keyword"]
         return self.service.request(ctx, "GET", params={"q": keyword, "limit": 10}).text
 
-    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
-        if not result["ok"]:
-            return super().outcome(args, result, lang)
-        keyword, found = args.get("keyword"), result["data"]
-        if not found["total"]:
-            return (
-                f"数据库里没有匹配 {keyword} 的机型。"
-                if lang == "zh"
-                else f"No model matching {keyword} is in the database."
-            )
-        rows = _rows(found["items"])
-        if lang == "zh":
-            return f"数据库里有 {found['total']} 个匹配 {keyword} 的机型：{rows}。"
-        return f"The database has {found['total']} model(s) matching {keyword}: {rows}."
-
 
 class ListModelsTool(DeviceServiceTool):
     name = "list_device_models"
@@ -145,6 +150,14 @@ class ListModelsTool(DeviceServiceTool):
         "列出数据库里已有的全部机型（只读），例如“数据库里都有哪些机型？”“列出全部机型”。"
         'List all the models in the database (read only), e.g. "show all models".'
     )
+    said = {
+        "zh": (("total", "数据库里共有 {total} 个机型：{items}。"), ("", "数据库里还没有机型。")),
+        "en": (
+            ("total", "The database has {total} model(s): {items}."),
+            ("", "The database has no models yet."),
+        ),
+    }
+    said_item = ROW
     parameters = {
         "type": "object",
         "properties": {
@@ -157,21 +170,8 @@ class ListModelsTool(DeviceServiceTool):
         limit = json.loads(input).get("limit", 20)
         return self.service.request(ctx, "GET", params={"limit": limit}).text
 
-    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
-        if not result["ok"]:
-            return super().outcome(args, result, lang)
-        found = result["data"]
-        if not found["total"]:
-            return "数据库里还没有机型。" if lang == "zh" else "The database has no models yet."
-        rows = _rows(found["items"])
-        return (
-            f"数据库里共有 {found['total']} 个机型：{rows}。"
-            if lang == "zh"
-            else f"The database has {found['total']} model(s): {rows}."
-        )
 
-
-class DeleteModelTool(DeviceServiceTool):
+class DeleteModelTool(ModelCodeTool):
     name = "delete_device_model"
     effect = "destructive"
     idempotent = True
@@ -182,6 +182,10 @@ class DeleteModelTool(DeviceServiceTool):
         "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"
         "Delete a device model from the database."
     )
+    said = {
+        "zh": (("", "已从数据库删除机型 {model}。"),),
+        "en": (("", "Deleted model {model} from the database."),),
+    }
     parameters = {
         "type": "object",
         "properties": {"model": {**CODE, "description": "要删除的机型代码，例如 CPH2223"}},
@@ -193,16 +197,3 @@ class DeleteModelTool(DeviceServiceTool):
         code = quote(json.loads(input)["model"].strip(), safe="")
         # a replayed DELETE would say 404
         return self.service.request(ctx, "DELETE", path=f"/{code}", retries=0).text
-
-    def outcome(self, args: dict[str, Any], result: dict[str, Any], lang: str) -> str:
-        if not result["ok"]:
-            return super().outcome(args, result, lang)
-        model = result["data"]["model"]
-        return (
-            f"已从数据库删除机型 {model}。" if lang == "zh" else f"Deleted model {model} from the database."
-        )
-
-
-def _rows(items: list[dict[str, Any]], most: int = 20) -> str:
-    shown = ", ".join(f"{row['model']} ({row['marketName']})" for row in items[:most])
-    return shown + (" …" if len(items) > most else "")

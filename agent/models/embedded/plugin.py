@@ -1,35 +1,39 @@
-"""The embedded model, chosen when no endpoint is configured: the local runtime, and the host policies
-that make a small model useful, each one stated here and in the README.
+"""The embedded model, chosen when no endpoint is configured: the local runtime, and the plug-in of host
+policies that makes the 135M demo model do the app's job — each stated here and in the README.
 
-The shipped 135M demo model gets all of them: each request carries only the one tool the selector
-ranks first for the user's words; its reply is decoded under a grammar (`grammar.py`), so a call is
-always a valid call of that tool with grounded values taken from the user's words; one tool
-round per turn, answered by the host with each tool's own statement of what it did; nothing
-destructive is offered and every write is confirmed by the person. A model of the user's own
-(`LOCAL_MODEL`) runs on the same runtime with its own chat template and llama.cpp's tool calling;
-its writes are confirmed too.
+The shipped demo model: the host reads each request and plans the turn (`routing.py`: the tool whose
+effect and words fit, values from the person's words only, several codes as several calls); a tool turn
+runs the plan's calls, a chat turn gets the model's own words kept true (`chat_model.py`); the answer
+after the tools ran, what the tools can do, and what the demo cannot do are said by the host
+(`answers.py`); nothing destructive is offered and every write is confirmed by the person. A model of
+the person's own (`LOCAL_MODEL`) runs on the same runtime with its own chat template and llama.cpp's
+tool calling, under the generic loop; its writes are confirmed too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
+
+from langchain_core.language_models import BaseChatModel
 
 from agent.config import Settings
 from agent.guards import Limits
-from agent.models.choice import ModelChoice, make_llm
-from agent.models.embedded.grammar import GrammarChatModel
+from agent.models.choice import ModelChoice, TurnParts, make_llm
+from agent.models.embedded.answers import Answerer, capabilities
+from agent.models.embedded.chat_model import DemoChatModel
+from agent.models.embedded.routing import Router
 from agent.models.embedded.runtime import LocalModelServer
-from agent.tool_selection import ToolSelector
-from agent.tools import Effect
+from agent.tools import Effect, ToolRegistry
 
 WRITES: frozenset[Effect] = frozenset({"write"})
 SLOW_CPU_SECONDS = 600.0  # a model on a busy CPU is slow, not broken: a turn may take this long
 LIMITS = Limits(deadline_seconds=SLOW_CPU_SECONDS)
 DEMO_NOTICE = (
-    "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35 亿参数）。它每次只拿到最相关的一个工具，回复受语法约束，"
-    "写入前会请你确认；要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
-    "No LLM configured: using the embedded 135M demo model, with host policies that keep it useful "
-    "(see README). Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for a real one."
+    "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35 亿参数）。它读不懂请求，由宿主按你的原话安排工具调用，"
+    "写入前会请你确认，不能删除；要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
+    "No LLM configured: using the embedded 135M demo model; the host plans its tool calls from your "
+    "own words (see README). Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for a real one."
 )
 
 
@@ -45,14 +49,21 @@ def embedded_choice(settings: Settings, stack: ExitStack) -> ModelChoice:
     return ModelChoice(
         llm,
         where,
-        streams_with_tools=False,  # a decision is read whole
-        tool_effects=frozenset({"read", "write"}),
+        streams_with_tools=False,  # answers are stated whole
+        tool_effects=frozenset({"read", "write"}),  # nothing destructive: the host says so instead
         confirm_effects=WRITES,
-        selector=ToolSelector(
-            max_tools=0, top_k=3, offer_search=False
-        ),  # ranked; the model gets the first it can call
-        state_outcomes=True,
         limits=LIMITS,
-        constrain=lambda registry: GrammarChatModel(inner=llm, registry=registry),
+        plugin=demo_plugin(llm),
         notice=DEMO_NOTICE,
     )
+
+
+def demo_plugin(llm: BaseChatModel) -> Callable[[ToolRegistry], TurnParts]:
+    """The demo model's parts over a registry: its chat model, its router, its answerer."""
+
+    def parts(registry: ToolRegistry) -> TurnParts:
+        router = Router(registry)
+        model = DemoChatModel(inner=llm, router=router, fallback=lambda lang: capabilities(registry, lang))
+        return TurnParts(model, router, Answerer(router, registry))
+
+    return parts

@@ -1,0 +1,144 @@
+"""What the host says for the embedded demo model, in the person's language, so no answer is the small
+model's own guess: what the tools can do, what the demo cannot do and how to get it, a value it needs,
+and — once the tools ran — each call's result, in the tool's own words (`said`) or plainly.
+
+Numbers and database facts in these answers come only from tool results; a failure is told as one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from agent.guards import envelope_of
+from agent.llm.tool_calls import parse_arguments
+from agent.models.embedded.reading import CJK
+from agent.models.embedded.routing import Plan, Router
+from agent.tools import FunctionTool, ToolRegistry
+
+REAL_MODEL = "LLM_BASE_URL, LLM_API_KEY, LLM_MODEL"
+CANNOT = {
+    "zh": "这个内置演示模型不能{what}：它拿不到这样的工具。要{what}，请配置一个真实模型（设置 " + REAL_MODEL
+    + "，见 README），{confirm}",
+    "en": "The embedded demo model cannot {what}: it is not given such a tool. To {what}, configure a real "
+    "model (set " + REAL_MODEL + "; see the README), {confirm}",
+}  # fmt: skip
+WHAT = {"destructive": {"zh": "删除", "en": "delete"}, "write": {"zh": "写入", "en": "write"}}
+CONFIRM = {"zh": "每次删除前都会请你确认。", "en": "and it will ask you to confirm each time first."}
+CAN = {"zh": "我可以：", "en": "I can:"}
+MISSING = {"zh": "要{tool}，请告诉我{what}。", "en": "To {tool}, please tell me {what}."}
+
+
+class Answerer:
+    """The demo model's answerer: a turn's answer from its plan, or from the results of its calls."""
+
+    def __init__(self, router: Router, registry: ToolRegistry) -> None:
+        self.router, self.registry = router, registry
+
+    def __call__(self, turn: list[BaseMessage]) -> str | None:
+        plan = self.router.plan_for(turn)
+        results = [m for m in turn if isinstance(m, ToolMessage)]
+        if results:
+            return self.results(turn, plan.lang)
+        if plan.kind == "capabilities":
+            return capabilities(self.registry, plan.lang)
+        if plan.kind == "cannot":
+            what = WHAT.get(plan.effect, WHAT["write"])[plan.lang]
+            return CANNOT[plan.lang].format(what=what, confirm=CONFIRM[plan.lang])
+        if plan.kind == "missing":
+            return self.missing(plan)
+        return None
+
+    def results(self, turn: list[BaseMessage], lang: str) -> str:
+        calls: dict[str, dict[str, Any]] = {
+            str(c["id"]): dict(c) for m in turn if isinstance(m, AIMessage) for c in m.tool_calls
+        }
+        lines = []
+        for message in (m for m in turn if isinstance(m, ToolMessage)):
+            call = calls.get(message.tool_call_id, {"name": message.name, "args": {}})
+            tool = self.registry.get(str(call["name"] or ""))
+            lines.append(statement(tool, call, envelope_of(message.text), lang))
+        return "\n".join(lines)
+
+    def missing(self, plan: Plan) -> str:
+        tool = self.registry.get(plan.tool)
+        properties = tool.parameters.get("properties", {}) if tool else {}
+        what = "、".join(
+            _lower_first(_in(properties.get(p, {}).get("description", p), plan.lang), plan.lang)
+            for p in plan.missing
+        )
+        doing = _lower_first(_in(tool.description, plan.lang), plan.lang) if tool else plan.tool
+        return MISSING[plan.lang].format(tool=doing, what=what)
+
+
+def capabilities(registry: ToolRegistry, lang: str) -> str:
+    """What the tools do, one line each, in the person's language (from the tools' own descriptions)."""
+    lines = [
+        f"- {_lower_first(_in(t.description, lang), lang)}"
+        for t in registry.tools()
+        if t.name != "search_tools"
+    ]
+    return "\n".join([CAN[lang], *lines])
+
+
+def statement(tool: FunctionTool | None, call: dict[str, Any], envelope: dict[str, Any], lang: str) -> str:
+    """One call's result as a sentence: the tool's own template when it has one, else plainly."""
+    name = call.get("name") or "?"
+    if not envelope["ok"]:
+        return (
+            f"{name} 没有完成：{envelope['error']}" if lang == "zh" else f"{name} failed: {envelope['error']}"
+        )
+    data = envelope["data"]
+    args, _ = parse_arguments(call.get("args"))
+    fields = {**args, **data} if isinstance(data, dict) else {**args, "result": data}
+    for condition, template in tool.said.get(lang, ()) if tool else ():
+        if _holds(condition, fields):
+            return _fill(template, fields, tool.said_item if tool else "")
+    said = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return f"{name}：{said}" if lang == "zh" else f"{name}: {said}"
+
+
+def _holds(condition: str, fields: dict[str, Any]) -> bool:
+    if not condition:
+        return True
+    if condition.startswith("!"):
+        return not fields.get(condition[1:])
+    return bool(fields.get(condition))
+
+
+def _fill(template: str, fields: dict[str, Any], item: str) -> str:
+    """`template` with its fields filled; a list field lists its items, each by the `item` template."""
+    names = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    values = {}
+    for name in names:
+        value = fields.get(name, "")
+        if isinstance(value, list):
+            shown = [item.format_map(_Blank(v)) if item and isinstance(v, dict) else str(v) for v in value]
+            value = ", ".join(shown)
+        values[name] = "" if value is None else value
+    return template.format_map(_Blank(values))
+
+
+class _Blank(dict):
+    """A field the result lacks reads as nothing, not as an error."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def _in(description: str, lang: str) -> str:
+    """The first sentence of a bilingual description in `lang`, without its examples ("e.g.", "例如")."""
+    sentences = [
+        s.strip() for s in re.split(r"(?<=[。！？])|(?<=[.!?])\s+(?=[A-Z])", description) if s.strip()
+    ]
+    chosen = [s for s in sentences if bool(CJK.match(s.lstrip("\"'“(（"))) == (lang == "zh")]
+    first = (chosen or sentences or [description])[0]
+    return re.split(r",? e\.g\.|[，,]?\s*例如", first)[0].rstrip("。.，, ")
+
+
+def _lower_first(sentence: str, lang: str) -> str:
+    return sentence[:1].lower() + sentence[1:] if lang == "en" and sentence[1:2].islower() else sentence

@@ -1,0 +1,78 @@
+"""DemoChatModel: the embedded demo model as a LangChain chat model, over the host's plan for the turn.
+
+A tool turn's reply is the plan's calls: their values are the person's own words (`routing.py`), so
+nothing is left for the 135M model to decide, and asking it would only add a chance to go wrong. Any
+other turn's reply is the local model's own words, cut after the last whole sentence, repeated sentences
+dropped, and every sentence that states a number or a code the person did not write taken out: the
+demo's numbers and facts come from tools. When none of its words stand, the host says what it can do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from agent.guards import said_by_person
+from agent.llm.tool_calls import split_calls
+from agent.memory import this_turn, typed_by_person
+from agent.models.embedded.routing import Plan, Router
+from agent.types import ApiFunctionCall, ApiToolCall
+
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
+_CJK_END = re.compile(r"[。！？]$")
+_FACT = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")  # a number, or a code: what only a tool may state
+
+
+class DemoChatModel(BaseChatModel):
+    inner: BaseChatModel  # the local model, on llama.cpp's server
+    router: Router
+    fallback: Callable[[str], str]  # language -> what the host says when none of the model's words stand
+
+    @property
+    def _llm_type(self) -> str:
+        return "embedded-demo"
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any) -> Any:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        offered = kwargs.pop("tools", None) or []
+        words_only = kwargs.pop("tool_choice", None) == "none"
+        turn = this_turn(messages)
+        plan = self.router.plan_for(turn)
+        if plan.kind == "tool" and offered and not words_only:
+            return ChatResult(generations=[ChatGeneration(message=planned_calls(plan))])
+        reply = self.inner.invoke(messages, stop=stop, **kwargs)
+        said = kept_true(reply.text, typed_by_person(turn)) or self.fallback(plan.lang)
+        message = AIMessage(content=said, usage_metadata=getattr(reply, "usage_metadata", None))
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def planned_calls(plan: Plan) -> AIMessage:
+    """The plan's calls as the model's reply, through the normalization every backend's calls get."""
+    raw = [ApiToolCall(function=ApiFunctionCall(name=plan.tool, arguments=args)) for args in plan.calls]
+    calls, invalid = split_calls(raw, cut_off=False)
+    return AIMessage(content="", tool_calls=calls, invalid_tool_calls=invalid)
+
+
+def kept_true(text: str, typed: tuple[str, ...]) -> str:
+    """The whole sentences of `text`, each once, without those stating a number or code not in `typed`."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    cut = text[: ends[-1]] if ends else text
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", cut) if s.strip()]
+    kept = [
+        s for s in dict.fromkeys(sentences) if all(said_by_person(fact, typed) for fact in _FACT.findall(s))
+    ]
+    return ("" if any(_CJK_END.search(s) for s in kept) else " ").join(kept)

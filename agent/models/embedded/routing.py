@@ -1,0 +1,184 @@
+"""Router: the embedded demo model's plan for a turn, made by the host from the person's words.
+
+The 135M model cannot tell which tool a request needs, nor copy a value faithfully, so the host reads
+the request (`reading.py`) and plans: which tool, if any, and the calls, every value taken from the
+person's words. A tool is offered only when its effect is the one asked for (a question never writes;
+a delete never adds); among those, the one whose description and worked examples share the most words
+with the request and that takes the most values from it. No tool fits: the turn is chat. The effect
+asked for has no tool here (a delete, for the demo model): the host says so. A value a tool needs is
+missing: the host asks for it. Several codes give several calls, up to the per-reply cap.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
+
+from agent.guards import model_schema
+from agent.memory import TYPED
+from agent.models.embedded import reading
+from agent.tool_selection import tokens
+from agent.tools import FunctionTool, ToolRegistry
+
+Arguments = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the host makes of one request: kind "tool" (run `calls` of `tool`), "chat", "capabilities"
+    (say what the tools do), "cannot" (no tool has the effect asked for) or "missing" (ask for a value)."""
+
+    lang: str
+    kind: str
+    effect: str = "read"
+    tool: str = ""
+    calls: tuple[Arguments, ...] = ()
+    missing: tuple[str, ...] = ()
+
+
+@dataclass
+class Router:
+    """The demo model's Selector: the planned tool, or none; one tool round per turn."""
+
+    registry: ToolRegistry
+    max_calls: int = 5
+    _plans: dict[str, Plan] = field(default_factory=dict)
+
+    def select(self, tools: list[dict[str, Any]], turn: list[BaseMessage]) -> list[dict[str, Any]]:
+        plan = self.plan_for(turn)
+        if plan.kind != "tool" or len(turn) > 1:  # the tools ran: the host states their results
+            return []
+        return [t for t in tools if t["function"]["name"] == plan.tool]
+
+    def plan_for(self, turn: list[BaseMessage]) -> Plan:
+        """The plan for the turn's request: what the person typed in its first message."""
+        first = turn[0] if turn else None
+        typed = str(first.additional_kwargs.get(TYPED, "")) if isinstance(first, HumanMessage) else ""
+        if typed not in self._plans:
+            self._plans = {typed: self.plan(typed)}  # one turn at a time: keep the latest only
+        return self._plans[typed]
+
+    def plan(self, text: str) -> Plan:
+        lang, effect = reading.language(text), reading.effect_asked(text)
+        if effect == "read" and reading.asks_capabilities(text) and not reading.codes(text):
+            return Plan(lang, "capabilities", effect)
+        fitting = [t for t in self.registry.tools() if t.effect == effect and not _is_search(t)]
+        if not fitting and effect != "read":
+            return Plan(lang, "cannot", effect)
+        ranked = sorted(fitting, key=lambda t: -self._fit(t, text, fitting))
+        for tool in ranked:
+            values = values_for(tool, text)
+            if self._fit(tool, text, fitting) <= 0:
+                break
+            missing = [p for p in _required(tool) if not values.get(p)]
+            if not missing:
+                return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
+            if effect != "read":
+                return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
+        return Plan(lang, "chat", effect)
+
+    def _fit(self, tool: FunctionTool, text: str, among: list[FunctionTool]) -> float:
+        """How well `tool` fits the request: words shared with its texts (rarer words count more), and
+        two for each of its arguments the words fill."""
+        return _shared_words(text, tool, among) + 2 * sum(1 for v in values_for(tool, text).values() if v)
+
+    def _calls(self, tool: FunctionTool, values: dict[str, list[str]]) -> tuple[Arguments, ...]:
+        """One call per value of the first required argument that has several (several codes); the
+        optional values then go with none of them (whose market name would it be?)."""
+        first = {name: found[0] for name, found in values.items() if found}
+        spread = next((name for name in _required(tool) if len(values.get(name, [])) > 1), None)
+        if spread is None:
+            return (first,)
+        needed = {name: value for name, value in first.items() if name in _required(tool)}
+        return tuple({**needed, spread: value} for value in values[spread][: self.max_calls])
+
+
+def values_for(tool: FunctionTool, text: str) -> dict[str, list[str]]:
+    """For each argument the model would write: the values of it in the person's words, as written."""
+    properties = model_schema(tool.parameters, tool.injected).get("properties", {})
+    labelled = _labelled(properties, text)
+    rest = text
+    for value in labelled.values():
+        rest = rest.replace(value, " ")  # a name after its label holds no code ("OPPO Find N3")
+    found = {"codes": reading.codes(rest), "arithmetic": [e for e in [reading.arithmetic(text)] if e]}
+    return {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
+
+
+def _values(
+    name: str, spec: dict[str, Any], tool: FunctionTool, text: str, labelled: dict[str, str], found: dict
+) -> list[str]:
+    listed = [*(spec.get("enum") or []), *(spec.get("examples") or [])]
+    if listed:
+        return [v for v in listed if isinstance(v, str) and _mentions(text, v)]
+    if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
+        return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
+    if spec.get("pattern"):
+        return [v for v in [*found["codes"], *found["arithmetic"]] if _fits(v, spec)]
+    if name in tool.grounded and spec.get("type") == "string":
+        return [v for v in found["codes"] if _fits(v, spec)]
+    return []
+
+
+def _labelled(properties: dict[str, Any], text: str) -> dict[str, str]:
+    """argument -> the words after one of its labels (its title, "营销名 / market name"), where no longer
+    label of another argument covers that place ("英文营销名" is not "营销名")."""
+    places = [
+        (m.start(), m.end(), name)
+        for name, spec in properties.items()
+        for label in str(spec.get("title", "")).split("/")
+        if label.strip()
+        for m in re.finditer(re.escape(label.strip()), text, re.IGNORECASE)
+    ]
+    kept = [p for p in places if not any(o != p and o[0] <= p[0] and p[1] <= o[1] for o in places)]
+    values: dict[str, str] = {}
+    for _, end, name in sorted(kept):
+        rest = text[end:]
+        rest = rest[reading.LABEL_LINKS.match(rest).end() :]  # type: ignore[union-attr]
+        value = reading.CLAUSE_END.split(rest, 1)[0].strip()
+        if value and name not in values:
+            values[name] = value
+    return values
+
+
+def _fits(value: str, spec: dict[str, Any]) -> bool:
+    pattern, most = spec.get("pattern"), spec.get("maxLength")
+    return (most is None or len(value) <= most) and (pattern is None or re.search(pattern, value) is not None)
+
+
+def _mentions(text: str, value: str) -> bool:
+    """`value` stands in `text` as a word of its own (case ignored; CJK has no spaces to look for)."""
+    if reading.CJK.search(value):
+        return value in text
+    return re.search(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", text, re.IGNORECASE) is not None
+
+
+def _required(tool: FunctionTool) -> list[str]:
+    return [p for p in tool.parameters.get("required", []) if p not in tool.injected]
+
+
+def _is_search(tool: FunctionTool) -> bool:
+    return tool.name == "search_tools"
+
+
+def _shared_words(text: str, tool: FunctionTool, among: list[FunctionTool]) -> float:
+    """The request's words found in the tool's texts, each weighted by how few of the tools have it."""
+    asked = set(_words(text))
+    texts = {t.name: set(_words(_texts(t))) for t in among}
+    having = Counter(word for words in texts.values() for word in words)
+    return sum(math.log(1 + len(among) / having[w]) for w in asked & texts[tool.name])
+
+
+def _words(text: str) -> list[str]:
+    """Words for matching: Latin words without stop words, and CJK pairs (single characters say little)."""
+    return [w for w in tokens(text) if not (len(w) == 1 and reading.CJK.match(w))]
+
+
+def _texts(tool: FunctionTool) -> str:
+    properties = tool.parameters.get("properties", {})
+    about = " ".join(f"{spec.get('title', '')} {spec.get('description', '')}" for spec in properties.values())
+    return " ".join([tool.name.replace("_", " "), tool.description, about, *(r for r, _ in tool.examples)])

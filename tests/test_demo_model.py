@@ -1,0 +1,125 @@
+"""The embedded demo model's plug-in, piece by piece: the host's plan for a request (which tool, the calls,
+every value from the person's words), what it says itself, and the model's words kept true. Phrases
+written for development; the evaluation's held-out prompts are not used here."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+
+from agent.guards import untrusted
+from agent.llm_wrapper import CustomLLMWrapper
+from agent.memory import person_message
+from agent.models.embedded.answers import Answerer, capabilities
+from agent.models.embedded.chat_model import DemoChatModel, kept_true
+from agent.models.embedded.routing import Router
+from agent.tools import ToolRegistry
+from agent.types import ok
+from tests.fake_llm import text
+from tools import default_tools
+
+
+@pytest.fixture(scope="module")
+def router() -> Router:
+    registry = ToolRegistry()
+    for tool in default_tools("http://127.0.0.1:9/api/models"):
+        if tool.effect != "destructive":  # as the demo model's registry: nothing destructive
+            registry.register(tool)
+    return Router(registry)
+
+
+@pytest.mark.parametrize(
+    "said, tool, calls",
+    [
+        ("帮我把 RMX2001 存进数据库", "add_device_model", [{"model": "RMX2001"}]),
+        ("Please add SM-A5360 to the db", "add_device_model", [{"model": "SM-A5360"}]),
+        ("录入 SM A5360，营销名叫 Galaxy A53", "add_device_model",
+         [{"model": "SM A5360", "marketName": "Galaxy A53"}]),
+        ("add RMX3085 with English market name realme 8", "add_device_model",
+         [{"model": "RMX3085", "marketNameEn": "realme 8"}]),
+        ("请把 PFUM10 和 PDEM10 都存进去", "add_device_model", [{"model": "PFUM10"}, {"model": "PDEM10"}]),
+        ("RMX2001 在库里吗", "query_device_model", [{"keyword": "RMX2001"}]),
+        ("Has V2230 been stored already?", "query_device_model", [{"keyword": "V2230"}]),
+        ("查一下 PDEM10 有没有录入", "query_device_model", [{"keyword": "PDEM10"}]),
+        ("数据库里现在都有哪些手机机型", "list_device_models", [{}]),
+        ("List every model you have", "list_device_models", [{}]),
+        ("请算 8 乘以 (2 加 3)", "calculator", [{"expression": "8 * (2 + 3)"}]),
+        ("What's 144 divided by 12?", "calculator", [{"expression": "144 / 12"}]),
+        ("现在几点", "current_time", [{}]),
+        ("巴黎现在几点了？", "current_time", [{"timezone": "巴黎"}]),
+        ("What time is it in Sydney?", "current_time", [{"timezone": "Sydney"}]),
+    ],
+)  # fmt: skip
+def test_the_plan_is_the_fitting_tool_with_values_from_the_persons_words(router, said, tool, calls):
+    plan = router.plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", tool, calls)
+
+
+@pytest.mark.parametrize(
+    "said, kind, effect",
+    [
+        ("把 RMX2001 删了", "cannot", "destructive"),  # the demo model has no destructive tool: it says so
+        ("Remove CPH1920 please", "cannot", "destructive"),
+        ("你都会些什么？", "capabilities", "read"),
+        ("How can you help?", "capabilities", "read"),
+        ("晚上好", "chat", "read"),
+        ("thanks a lot!", "chat", "read"),
+        ("Can you add a model for me?", "missing", "write"),  # no code: the host asks for one
+    ],
+)
+def test_requests_no_tool_serves(router, said, kind, effect):
+    plan = router.plan(said)
+    assert (plan.kind, plan.effect, plan.calls) == (kind, effect, ())
+
+
+def test_a_question_is_never_offered_a_write_and_a_delete_never_an_add(router):
+    assert router.plan("RMX2001 录入了吗？").tool == "query_device_model"
+    assert router.plan("Delete RMX2001 and add it again").kind == "cannot"
+
+
+def test_the_host_answers_in_the_persons_language(router):
+    answer = Answerer(router, router.registry)
+    assert answer([person_message("你都会些什么？")]).startswith("我可以：\n- 添加设备机型到数据库\n")
+    english = answer([person_message("How can you help?")])
+    assert english.startswith("I can:\n- add (record, save) a device model code to the database\n")
+    assert "不能删除" in answer([person_message("把 RMX2001 删了")])
+    assert "cannot delete" in answer([person_message("Remove CPH1920 please")])
+    assert answer([person_message("Can you add a model for me?")]).startswith("To add (record, save)")
+    assert answer([person_message("帮我把 RMX2001 存进数据库")]) is None  # the tool runs first
+
+
+def test_after_the_tools_ran_the_host_states_each_result(router):
+    call = {"name": "calculator", "args": {"expression": "8 * 5"}, "id": "c1", "type": "tool_call"}
+    turn = [
+        person_message("8 乘 5 是多少"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(untrusted("calculator", ok({"expression": "8 * 5", "result": 40})), tool_call_id="c1"),
+    ]
+    assert Answerer(router, router.registry)(turn) == "8 * 5 = 40"
+
+
+def test_the_models_words_keep_no_number_or_code_the_person_did_not_write():
+    typed = ("tell me about RMX2001",)
+    assert kept_true("Sure! RMX2001 is a phone. It has 8 GB of RAM. I hope this", typed) == (
+        "Sure! RMX2001 is a phone."
+    )
+    assert kept_true("早上好！早上好！早上好！", ("早上好",)) == "早上好！"
+    assert kept_true("The answer is 42.", ("hello",)) == ""
+
+
+def test_a_tool_turn_is_the_plan_and_a_chat_turn_the_models_words(router, fake_llm):
+    model = DemoChatModel(
+        inner=CustomLLMWrapper(base_url=fake_llm.url),
+        router=router,
+        fallback=lambda lang: capabilities(router.registry, lang),
+    )
+    tools = router.registry.langchain_tools()
+    reply = model.bind_tools(tools).invoke([SystemMessage("S"), person_message("RMX2001 在库里吗")])
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [
+        ("query_device_model", {"keyword": "RMX2001"})
+    ]
+    assert fake_llm.requests == []  # nothing for the model to decide
+    fake_llm.add(text("Hello! I am 3 years old. How can I help?"))
+    reply = model.bind_tools(tools).invoke([SystemMessage("S"), person_message("hello there")])
+    assert reply.content == "Hello! How can I help?"
+    assert "tools" not in fake_llm.requests[0]
