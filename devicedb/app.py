@@ -1,7 +1,8 @@
 """The device-model HTTP service (FastAPI): add, look up, search and delete phone model codes.
 
 Every refusal is a 4xx whose JSON body names the field and the rule broken (responses.py), and writes
-nothing; a 405 names every method the path allows; HEAD works wherever GET does.
+nothing; a 405 names every method the path allows; HEAD works wherever GET does. A database that does
+not answer within a few seconds is a 503 in the same body, with Retry-After.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from devicedb.schema import (
     code_problem,
     normalize_code,
 )
+from devicedb.sqldb import DatabaseUnavailable
 from devicedb.store import DeviceStore, IdempotencyConflict
 
 MAX_BODY_BYTES = 64 * 1024
@@ -58,6 +60,7 @@ def create_app(store: DeviceStore) -> FastAPI:
     app.add_middleware(HeadAsGet)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(DatabaseUnavailable, _database_down)
 
     @app.post(
         "/api/models",
@@ -129,6 +132,10 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 404:
         return rejection(404, "path", f"no such endpoint: {request.url.path[:100]}")
     return rejection(exc.status_code, "request", str(exc.detail))
+
+
+async def _database_down(request: Request, exc: Exception) -> JSONResponse:
+    return rejection(503, "database", f"unavailable ({exc}); try again shortly", {"Retry-After": "5"})
 
 
 def allowed_methods(request: Request) -> list[str]:

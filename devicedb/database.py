@@ -1,20 +1,31 @@
-"""`open_store`: the device store for a database name — Postgres for a `postgresql://` URL, else a SQLite
-file — so that callers never import a backend themselves."""
+"""`open_database`: a database for a name — Postgres for a `postgresql://` URL, else a SQLite file — and
+`open_store`, the device store on one, so that callers never import a backend themselves."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from devicedb.sqldb import Database
 from devicedb.store import DeviceStore
 
 
-def open_store(database: str | Path, **options: Any) -> DeviceStore:
-    """A Postgres store for a `postgresql://` URL, else a SQLite store on that file."""
+def open_database(database: str | Path) -> Database:
+    """A Postgres database for a `postgresql://` URL, else a SQLite database in that file."""
     if str(database).startswith(("postgresql://", "postgres://")):
-        from devicedb.postgres_store import PostgresStore
+        from devicedb.postgres_store import PostgresDatabase
 
-        return PostgresStore(str(database), **options)
-    from devicedb.sqlite_store import SqliteStore
+        return PostgresDatabase(str(database))
+    from devicedb.sqlite_store import SqliteDatabase
 
-    return SqliteStore(database, **options)
+    return SqliteDatabase(database)
+
+
+def open_store(database: str | Path, **options: Any) -> DeviceStore:
+    """The device store on `database`, migrated; `options` go to DeviceStore (idempotency_ttl, clock)."""
+    db = open_database(database)
+    try:
+        return DeviceStore(db, **options)
+    except BaseException:
+        db.close()
+        raise

@@ -1,46 +1,56 @@
-"""PostgresStore: the device store on PostgreSQL (psycopg 3 with a connection pool), for a shared service.
+"""PostgresDatabase: a store's database on PostgreSQL (psycopg 3 with a connection pool), for a shared
+service.
 
-Transactions are READ COMMITTED: `ON CONFLICT` makes a racing insert of the same code or key wait for
-the first one and then see it, which is all the rules of store.py need. Migrations run under an
-advisory lock, so workers starting together apply each one once.
+Transactions are READ COMMITTED: `ON CONFLICT` makes a racing insert of the same key wait for the first
+one and then see it, which is all the stores' rules need. Migrations run under an advisory lock, so
+workers starting together apply each one once. A database that is down is DatabaseUnavailable within
+`wait_timeout` seconds: no connection comes free in that time, or the one in hand has been lost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from devicedb.store import Cursor, DeviceStore
+from devicedb.sqldb import Cursor, Database, DatabaseUnavailable
 
 POOL_SIZE = 10
-MIGRATION_LOCK = 0x0DE71CEDB  # any constant shared by every process that migrates this schema
+WAIT_TIMEOUT = 5.0  # seconds a request waits for a connection before the database counts as down
+MIGRATION_LOCK = 0x0DE71CEDB  # any constant shared by every process that migrates this database
+LOST = ("08", "57")  # SQLSTATE classes: connection exception, operator intervention (shutdown, cancel)
 
 
 class PostgresUnreachable(Exception):
     """The database named by DATABASE_URL did not accept a connection."""
 
 
-class PostgresStore(DeviceStore):
+class PostgresDatabase(Database):
     backend = "postgres"
     like = "ILIKE"
-    order_by = 'model COLLATE "C"'
+    binary_collation = ' COLLATE "C"'
 
     def __init__(
-        self, url: str, pool_size: int = POOL_SIZE, connect_timeout: float = 30, **options: Any
+        self,
+        url: str,
+        pool_size: int = POOL_SIZE,
+        connect_timeout: float = 30,
+        wait_timeout: float = WAIT_TIMEOUT,
     ) -> None:
-        super().__init__(**options)
+        self.wait_timeout = wait_timeout
+        connect_timeout_s = max(1, round(wait_timeout))
+        connection = {"autocommit": True, "row_factory": dict_row, "connect_timeout": connect_timeout_s}
         self.pool = ConnectionPool(
             url,
             min_size=1,
             max_size=pool_size,
-            kwargs={"autocommit": True, "row_factory": dict_row},
+            kwargs=connection,
             open=True,
+            timeout=wait_timeout,
             name="devicedb",
         )
         try:
@@ -53,16 +63,27 @@ class PostgresStore(DeviceStore):
                 f"no connection to Postgres database {database!r} on {host} within {connect_timeout:g}s:"
                 " check DATABASE_URL and that the server runs"
             ) from None
-        self.migrate()
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except PoolTimeout:
+            raise DatabaseUnavailable(f"no database connection within {self.wait_timeout:g}s") from None
+        except psycopg.OperationalError as e:
+            if e.sqlstate is not None and not e.sqlstate.startswith(LOST):
+                raise
+            raise DatabaseUnavailable("the connection to the database was lost") from None
 
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
-        with self.pool.connection() as conn, conn.transaction():
+        with self._connection() as conn, conn.transaction():
             yield QmarkCursor(conn.cursor())
 
     @contextmanager
     def reading(self) -> Iterator[Cursor]:
-        with self.pool.connection() as conn:
+        with self._connection() as conn:
             yield QmarkCursor(conn.cursor())
 
     @contextmanager
@@ -76,7 +97,7 @@ class PostgresStore(DeviceStore):
 
 
 class QmarkCursor:
-    """A psycopg cursor that takes the `?` placeholders of store.py (psycopg's own are `%s`)."""
+    """A psycopg cursor that takes the `?` placeholders of the stores' SQL (psycopg's own are `%s`)."""
 
     def __init__(self, cursor: psycopg.Cursor) -> None:
         self.cursor = cursor

@@ -1,8 +1,8 @@
-"""SqliteStore: the device store on one SQLite file, the embedded default.
+"""SqliteDatabase: a store's database on one SQLite file, the embedded default.
 
 Every write takes the database's write lock first (BEGIN IMMEDIATE), in this process and in any other
-worker on the same file, so the rules of store.py hold across threads and processes. Threads of one
-process queue on a lock of their own first: SQLite's busy handler would make them sleep and retry.
+worker on the same file, so a store's rules hold across threads and processes. Threads of one process
+queue on a lock of their own first: SQLite's busy handler would make them sleep and retry.
 """
 
 from __future__ import annotations
@@ -12,23 +12,20 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-from devicedb.store import Cursor, DeviceStore
+from devicedb.sqldb import Cursor, Database
 
 
-class SqliteStore(DeviceStore):
+class SqliteDatabase(Database):
     backend = "sqlite"
 
-    def __init__(self, path: str | Path, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._writer = threading.Lock()
         self._opened: list[sqlite3.Connection] = []
         self._connect().execute("PRAGMA journal_mode=WAL")
-        self.migrate()
 
     def _connect(self) -> sqlite3.Connection:
         """This thread's connection (a connection is used by one thread at a time)."""
@@ -61,9 +58,3 @@ class SqliteStore(DeviceStore):
             conn.close()
         self._opened.clear()
         self._local = threading.local()
-
-    def adopt_unversioned(self, db: Cursor) -> None:
-        """A file from before createdBy existed gets the column (migration 1 keeps tables that exist)."""
-        columns = {row["name"] for row in db.execute("PRAGMA table_info(models)").fetchall()}
-        if columns and "createdBy" not in columns:
-            db.execute('ALTER TABLE models ADD COLUMN "createdBy" TEXT')

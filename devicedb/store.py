@@ -1,7 +1,7 @@
 """DeviceStore: the device service's data rules, the same on every database.
 
-A backend (sqlite_store.py, postgres_store.py) brings connections, transactions and the few words of SQL
-that differ; the SQL here is written once, with `?` placeholders and quoted column names. The rules:
+A database (sqldb.py: SQLite or Postgres) brings connections, transactions and the few words of SQL that
+differ; the SQL here is written once, with `?` placeholders and quoted column names. The rules:
 - one row per code: `INSERT ... ON CONFLICT` inside a transaction;
 - an Idempotency-Key is claimed first in the add's own transaction, so racing requests with one key
   wait for each other and all get the one stored response; a different body with the key is a conflict;
@@ -16,9 +16,11 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+
+from devicedb import sqldb
+from devicedb.sqldb import Cursor, Database, iso
 
 IDEMPOTENCY_TTL = 24 * 3600.0
 PURGE_EVERY = 60.0
@@ -30,36 +32,26 @@ class IdempotencyConflict(Exception):
     """The idempotency key was already used with a different body."""
 
 
-class Cursor(Protocol):
-    """What a backend's transaction hands out: `execute` returns a DB-API cursor (rowcount, fetchone...)."""
-
-    def execute(self, sql: str, params: tuple | list = ..., /) -> Any: ...
-
-
 class DeviceStore:
-    backend = ""  # the folder of its migrations
-    like = "LIKE"  # case-insensitive for ASCII letters
-    order_by = "model"
+    """The device service's rules on a database (sqldb.Database), which it migrates when it opens."""
 
     def __init__(
-        self, idempotency_ttl: float = IDEMPOTENCY_TTL, clock: Callable[[], float] = time.time
+        self, db: Database, idempotency_ttl: float = IDEMPOTENCY_TTL, clock: Callable[[], float] = time.time
     ) -> None:
+        self.db = db
         self.idempotency_ttl, self.clock = idempotency_ttl, clock
         self._next_purge = 0.0
+        self.order_by = f"model{db.binary_collation}"
+        db.migrate(MIGRATIONS, adopt=adopt_unversioned if db.backend == "sqlite" else None)
 
     def transaction(self) -> AbstractContextManager[Cursor]:
-        """A write transaction: committed when the block ends, rolled back when it raises."""
-        raise NotImplementedError
+        return self.db.transaction()
 
     def reading(self) -> AbstractContextManager[Cursor]:
-        raise NotImplementedError
-
-    def migration_lock(self) -> AbstractContextManager[Cursor]:
-        """A transaction that no other process migrating the same database runs beside."""
-        return self.transaction()
+        return self.db.reading()
 
     def close(self) -> None:
-        raise NotImplementedError
+        self.db.close()
 
     def add(self, record: dict[str, Any], idempotency_key: str | None, body_hash: str) -> tuple[int, dict]:
         """Insert unless present; (201, record) when created, (200, record) when it existed."""
@@ -70,7 +62,7 @@ class DeviceStore:
         with self.transaction() as db:
             if idempotency_key and not self._claim(db, idempotency_key, body_hash, record["model"], now):
                 return self._replay(db, idempotency_key, body_hash)
-            values = (record["model"], record["marketName"], record.get("marketNameEn"), _iso(now))
+            values = (record["model"], record["marketName"], record.get("marketNameEn"), iso(now))
             # DO UPDATE ... WHERE false changes nothing, like DO NOTHING, but Postgres also locks the row
             # that is there, so a racing DELETE waits until this transaction has read it
             inserted = db.execute(
@@ -137,7 +129,7 @@ class DeviceStore:
 
     def search(self, q: str, code: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
         """Records whose code contains `code` or whose market names contain `q`, by code."""
-        where = " OR ".join(f"{column} {self.like} ? ESCAPE '\\'" for column in _SEARCHED)
+        where = " OR ".join(f"{column} {self.db.like} ? ESCAPE '\\'" for column in _SEARCHED)
         params = [f"%{_escape(code)}%", f"%{_escape(q)}%", f"%{_escape(q)}%"]
         with self.reading() as db:
             total = db.execute(f"SELECT COUNT(*) AS n FROM models WHERE {where}", params).fetchone()["n"]
@@ -151,46 +143,21 @@ class DeviceStore:
         with self.reading() as db:
             return db.execute("SELECT COUNT(*) AS n FROM models").fetchone()["n"]
 
-    def migrate(self) -> None:
-        """Apply the migrations this database has not seen, in order, while holding the migration lock."""
-        with self.migration_lock() as db:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                '"appliedAt" TEXT NOT NULL)'
-            )
-            self.adopt_unversioned(db)
-            applied = {row["version"] for row in db.execute("SELECT version FROM schema_version").fetchall()}
-            for version, path in migrations(self.backend):
-                if version in applied:
-                    continue
-                for statement in statements(path.read_text(encoding="utf-8")):
-                    db.execute(statement)
-                db.execute(
-                    "INSERT INTO schema_version VALUES (?, ?, ?)", (version, path.name, _iso(self.clock()))
-                )
-
-    def adopt_unversioned(self, db: Cursor) -> None:
-        """Bring a database made before migrations existed to where migration 1 expects it."""
-
 
 _SEARCHED = ("model", '"marketName"', '"marketNameEn"')
 
 
 def migrations(backend: str) -> Iterator[tuple[int, Path]]:
-    """(version, file) of `migrations/<backend>/NNNN_name.sql`, in order."""
-    for path in sorted((MIGRATIONS / backend).glob("[0-9][0-9][0-9][0-9]_*.sql")):
-        yield int(path.name[:4]), path
+    """(version, file) of the device service's `migrations/<backend>/NNNN_name.sql`, in order."""
+    return sqldb.migrations(MIGRATIONS / backend)
 
 
-def statements(script: str) -> list[str]:
-    """The statements of a migration file (no `;` inside a statement, comments on their own lines)."""
-    code = "\n".join(line for line in script.splitlines() if not line.lstrip().startswith("--"))
-    return [s.strip() for s in code.split(";") if s.strip()]
+def adopt_unversioned(db: Cursor) -> None:
+    """A SQLite file from before createdBy existed gets the column (migration 1 keeps tables that exist)."""
+    columns = {row["name"] for row in db.execute("PRAGMA table_info(models)").fetchall()}
+    if columns and "createdBy" not in columns:
+        db.execute('ALTER TABLE models ADD COLUMN "createdBy" TEXT')
 
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _iso(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
