@@ -17,10 +17,17 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 
 from agent.guards import DEFAULT_LIMITS, Limits, TurnGuard, untrusted
 from agent.llm.tool_calls import normalize
-from agent.memory import MemoryManager, person_message, this_turn, typed_by_person
+from agent.memory import MemoryManager, person_message, this_turn, typed_by_person, unanswered
 from agent.tool_selection import Selector
 from agent.tools import ToolRegistry
-from agent.types import LLMError, MaxRoundsError, ModelBehaviourError, ToolContext, os_user
+from agent.types import (
+    AwaitingApproval,
+    LLMError,
+    MaxRoundsError,
+    ModelBehaviourError,
+    ToolContext,
+    os_user,
+)
 
 if TYPE_CHECKING:  # only for the annotations: importing them costs a quarter second
     from langchain_core.language_models import BaseChatModel
@@ -76,18 +83,33 @@ class ChatAgent:
             self._threads.shutdown(wait=False, cancel_futures=True)
             self._threads = None
 
-    def send_message(self, text: str, typed: str | None = None) -> str:
+    def send_message(self, text: str, typed: str | None = None, run_id: str | None = None) -> str:
         """Run one user turn to its final answer. `typed`: what of `text` the person typed themselves,
-        when a command wrote the rest (only the person's own words can ground a tool's values)."""
+        when a command wrote the rest (only the person's own words can ground a tool's values). `run_id`:
+        the turn's id, in each call's idempotency key (default: a new one)."""
         self.memory.add(person_message(text, typed))
+        return self._loop(*self._begin(run_id))
+
+    def resume(self, run_id: str | None = None) -> str:
+        """Go on with a turn that stopped (AwaitingApproval, or cut off): run its calls still unanswered —
+        a confirmation is asked again, and the person has answered by now — then the loop. The turn's own
+        `run_id` gives each call the idempotency key it had."""
+        guard, ctx = self._begin(run_id)
+        self._run_tools(ctx, guard, unanswered(self.memory.history()), last_round=False)
+        return self._loop(guard, ctx)
+
+    def _begin(self, run_id: str | None) -> tuple[TurnGuard, ToolContext]:
         guard = TurnGuard(self.limits)
         ctx = ToolContext(
             self.user_id,
             self.permissions,
-            run_id=uuid.uuid4().hex[:12],
+            run_id=run_id or uuid.uuid4().hex[:12],
             deadline=guard.deadline,
             user_text=typed_by_person(self.memory.history()),
         )
+        return guard, ctx
+
+    def _loop(self, guard: TurnGuard, ctx: ToolContext) -> str:
         tool_choice = "auto"
         for round_ in range(1, self.limits.max_rounds + 1):
             if (stated := self._stated()) is not None:
@@ -148,19 +170,27 @@ class ChatAgent:
         return merged
 
     def _run_tools(self, ctx: ToolContext, guard: TurnGuard, calls: list[Any], last_round: bool) -> None:
-        """Screen the calls in order, run the allowed ones (independent ones at once), answer in order."""
+        """Screen the calls in order, run the allowed ones (independent ones at once), answer in order. A
+        call awaiting the person's approval gets no answer: the turn stops once the others have theirs."""
         refusals = [NO_ROUNDS_LEFT if last_round else guard.screen(call, i) for i, call in enumerate(calls)]
         allowed = [call for call, refusal in zip(calls, refusals, strict=True) if not refusal]
         results = iter(self._execute(ctx, allowed))
+        waiting: list[AwaitingApproval] = []
         for call, refusal in zip(calls, refusals, strict=True):
-            name = call["name"] or ""
             envelope, seconds = (self.registry.refuse(ctx, call, refusal), 0.0) if refusal else next(results)
-            envelope = envelope if refusal else guard.record(name, envelope)
-            self.memory.add(
-                ToolMessage(content=untrusted(name, envelope), tool_call_id=call["id"], name=name)
-            )
-            if self.on_tool_result:
-                self.on_tool_result(call, envelope, seconds)
+            if isinstance(envelope, AwaitingApproval):
+                waiting.append(envelope)
+                continue
+            envelope = envelope if refusal else guard.record(call["name"] or "", envelope)
+            self._answer(call, envelope, seconds)
+        if waiting:
+            raise waiting[0]
+
+    def _answer(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
+        name = call["name"] or ""
+        self.memory.add(ToolMessage(content=untrusted(name, envelope), tool_call_id=call["id"], name=name))
+        if self.on_tool_result:
+            self.on_tool_result(call, envelope, seconds)
 
     def _stated(self) -> str | None:
         """The answer a model's policy gives for the turn so far, if it gives one (kept in history)."""
@@ -169,7 +199,7 @@ class ChatAgent:
             self.memory.add(AIMessage(answer))
         return answer
 
-    def _execute(self, ctx: ToolContext, calls: list[Any]) -> list[tuple[str, float]]:
+    def _execute(self, ctx: ToolContext, calls: list[Any]) -> list[tuple[str | AwaitingApproval, float]]:
         """(envelope, seconds) in call order. Tools that may run alongside others do, in a thread pool;
         the rest run here, one after another (a confirmation prompt needs this thread)."""
         if len(calls) < 2:
@@ -182,9 +212,12 @@ class ChatAgent:
         here = {i: self._timed(ctx, call) for i, call in enumerate(calls) if i not in futures}
         return [futures[i].result() if i in futures else here[i] for i in range(len(calls))]
 
-    def _timed(self, ctx: ToolContext, call: Any) -> tuple[str, float]:
+    def _timed(self, ctx: ToolContext, call: Any) -> tuple[str | AwaitingApproval, float]:
         started = time.monotonic()
-        return self.registry.execute_tool_call(ctx, call), time.monotonic() - started
+        try:
+            return self.registry.execute_tool_call(ctx, call), time.monotonic() - started
+        except AwaitingApproval as waiting:
+            return waiting, 0.0
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._threads is None:

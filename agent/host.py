@@ -16,6 +16,7 @@ from agent.agent import ChatAgent, ToolObserver
 from agent.audit import AuditLog
 from agent.config import Settings, load_permissions
 from agent.guards import safe
+from agent.memory import MemoryManager
 from agent.models.choice import ModelChoice
 from agent.models.provider import choose_model
 from agent.tool_selection import SearchToolsTool
@@ -63,8 +64,10 @@ class Host:
         user: str,
         on_tool_result: ToolObserver | None = None,
         on_text: Callable[[str], None] | None = None,
+        memory: MemoryManager | None = None,
     ) -> ChatAgent:
-        """A ChatAgent for `user`; whoever makes one closes it (`with host.agent(user) as agent:`)."""
+        """A ChatAgent for `user`; whoever makes one closes it (`with host.agent(user) as agent:`).
+        `memory`: where its history is kept (the HTTP server's is stored as it grows)."""
         if self.model is None:
             raise RuntimeError("this host was built without a model")
         parts = self.model.parts_for(self.registry)
@@ -79,6 +82,7 @@ class Host:
             tool_selector=parts.selector,  # which tools each request carries
             answerer=parts.answerer,  # a model's plug-in may state an answer itself
             limits=self.model.limits,
+            memory=memory,
         )
 
 

@@ -72,6 +72,21 @@ def with_results(history: Iterable[BaseMessage]) -> list[BaseMessage]:
     return out + [_cancelled(call) for call in pending]
 
 
+def unanswered(history: list[BaseMessage]) -> list[dict]:
+    """The calls of the last assistant message still without a result, when the history ends on them
+    (a turn that stopped for the person's approval, or was cut off)."""
+    answered: set[str] = set()
+    for message in reversed(history):
+        if isinstance(message, ToolMessage):
+            answered.add(message.tool_call_id)
+            continue
+        if isinstance(message, AIMessage):
+            calls = [dict(c) for c in [*message.tool_calls, *message.invalid_tool_calls]]
+            return [call for call in calls if call["id"] not in answered]
+        return []
+    return []
+
+
 def _cancelled(call: dict) -> ToolMessage:
     name = call["name"] or ""
     return ToolMessage(

@@ -21,9 +21,11 @@ from jsonschema import Draft202012Validator
 from agent.audit import AuditLog, redact_text
 from agent.guards import cap_envelope, grounding_error, inject_identity, model_schema, permission_error
 from agent.llm.tool_calls import parse_arguments
-from agent.types import ToolContext, ToolError, fail, ok
+from agent.types import AwaitingApproval, ToolContext, ToolError, fail, ok
 
-Confirm = Callable[[str, dict[str, Any]], bool]  # (tool name, exact arguments) -> did the person agree?
+# (tool name, exact arguments) -> did the person agree? It may raise AwaitingApproval instead, when the
+# person cannot be asked now: the turn stops with the call waiting (the HTTP server asks in its answer).
+Confirm = Callable[[str, dict[str, Any]], bool]
 Effect = Literal["read", "write", "destructive"]
 
 
@@ -132,7 +134,12 @@ class ToolRegistry:
         """Run one LangChain ToolCall (or InvalidToolCall) and return the envelope the model reads."""
         started = time.monotonic()
         ctx = ctx.for_call(tool_call.get("id") or "")
-        decision, envelope, extra = self._decide_and_run(ctx, tool_call)
+        try:
+            decision, envelope, extra = self._decide_and_run(ctx, tool_call)
+        except AwaitingApproval as waiting:  # not run: the turn stops until the person answers
+            waiting.call_id = ctx.call_id
+            self._audit(ctx, tool_call, "awaiting_approval", fail(str(waiting), retryable=False), 0.0)
+            raise
         envelope = cap_envelope(envelope, self.max_output_chars)
         self._audit(ctx, tool_call, decision, envelope, time.monotonic() - started, **extra)
         return envelope

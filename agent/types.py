@@ -169,6 +169,16 @@ class TokenBudgetError(LimitError):
     """The turn used more tokens than its budget."""
 
 
+class AwaitingApproval(AgentError):
+    """A call needs the person's approval and they cannot be asked while the turn runs (over HTTP they
+    are asked in the answer): a Confirm raises it, and the turn stops with the call unanswered until
+    `ChatAgent.resume()`. `arguments`: the exact ones the person is asked about; `call_id`: the call's."""
+
+    def __init__(self, name: str, arguments: dict[str, Any], call_id: str = "") -> None:
+        super().__init__(f"{name} waits for the person's approval")
+        self.name, self.arguments, self.call_id = name, arguments, call_id
+
+
 class UsageError(AgentError):
     """The person used a command or an option wrongly; the message says how to use it."""
 
