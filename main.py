@@ -3,13 +3,17 @@
 `python main.py` chats interactively; `-m TEXT` runs one turn and prints the answer; lines piped on
 stdin are turns. Without ADD_MODEL_URL the device service is started here, on a free loopback port;
 without an LLM endpoint, the embedded local model; MCP servers come from MCP_CONFIG.
+`python main.py serve` serves the same agent over HTTP, `python main.py keys` manages its API keys
+(agent/serve/cli.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ from agent.config import Settings
 from agent.guards import safe
 from agent.host import Front, build_host
 from agent.llm.transport import bypass_proxy_for_loopback
+from agent.tools import FunctionTool
 from agent.types import AgentError, ConfigError
 from tools import default_tools
 from tools.device_service import device_service_url
@@ -90,13 +95,23 @@ def chat(session: Session) -> int:
             session.turn(line)
 
 
+def served_tools(settings: Settings, stack: ExitStack) -> Callable[[], list[FunctionTool]]:
+    """For `serve`: the device service, started here once, and the tools each worker registers for it."""
+    return functools.partial(default_tools, device_service_url(settings, stack))
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
     bypass_proxy_for_loopback()
+    if argv[:1] in (["serve"], ["keys"]):
+        from agent.serve.cli import run_command  # FastAPI, uvicorn and AG-UI load only here
+
+        return run_command(argv, served_tools)
+    args = parse_args(argv)
     try:
         with ExitStack() as stack:
             session = build_session(Settings(), stack, args)

@@ -57,6 +57,17 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(120.0, validation_alias="LLM_TIMEOUT")
     """Seconds one LLM request may take, retries included."""
 
+    # --- the served agent (`python main.py serve`, `python main.py keys`) ---
+
+    agent_db: Path = Field(Path("data/agent.db"), validation_alias="AGENT_DB")
+    """SQLite file of the served agent's keys and conversations; with DATABASE_URL, Postgres instead."""
+
+    serve_requests_per_minute: int = Field(60, ge=1, validation_alias="SERVE_REQUESTS_PER_MINUTE")
+    """Turns one user may start per minute, across all workers (more: 429 with Retry-After)."""
+
+    serve_runs_per_user: int = Field(4, ge=1, validation_alias="SERVE_RUNS_PER_USER")
+    """Turns of one user that may run at once, across all workers (more: 429 with Retry-After)."""
+
 
 DEFAULT_PERMISSIONS = frozenset({"add_model", "delete_model"})
 

@@ -137,7 +137,7 @@ class ToolRegistry:
         try:
             decision, envelope, extra = self._decide_and_run(ctx, tool_call)
         except AwaitingApproval as waiting:  # not run: the turn stops until the person answers
-            waiting.call_id = ctx.call_id
+            waiting.call_id, waiting.run_id = ctx.call_id, ctx.run_id
             self._audit(ctx, tool_call, "awaiting_approval", fail(str(waiting), retryable=False), 0.0)
             raise
         envelope = cap_envelope(envelope, self.max_output_chars)

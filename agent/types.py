@@ -172,11 +172,13 @@ class TokenBudgetError(LimitError):
 class AwaitingApproval(AgentError):
     """A call needs the person's approval and they cannot be asked while the turn runs (over HTTP they
     are asked in the answer): a Confirm raises it, and the turn stops with the call unanswered until
-    `ChatAgent.resume()`. `arguments`: the exact ones the person is asked about; `call_id`: the call's."""
+    `ChatAgent.resume()`. `arguments`: the exact ones the person is asked about; `call_id` and `run_id`
+    (filled in by the registry): the call's and its turn's."""
 
-    def __init__(self, name: str, arguments: dict[str, Any], call_id: str = "") -> None:
+    def __init__(self, name: str, arguments: dict[str, Any]) -> None:
         super().__init__(f"{name} waits for the person's approval")
-        self.name, self.arguments, self.call_id = name, arguments, call_id
+        self.name, self.arguments = name, arguments
+        self.call_id = self.run_id = ""
 
 
 class UsageError(AgentError):

@@ -1,4 +1,5 @@
-"""The device service in front, as `python -m devicedb`: one process, or several workers on one socket.
+"""The device service in front, as `python -m devicedb`: one process, or several workers on one socket,
+supervised (`supervise`: a worker that dies is replaced; the served agent's workers use it too).
 
 Each worker process opens its own store on the same database; the store's rules hold across processes
 (SQLite's file lock, Postgres transactions). `ServiceProcess` starts it all from code, for the
@@ -9,12 +10,15 @@ from __future__ import annotations
 
 import http.client
 import multiprocessing
+import multiprocessing.connection
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import uvicorn
@@ -24,26 +28,51 @@ from devicedb.database import open_store
 from devicedb.processes import stop
 from devicedb.server import free_port, listening_socket
 
+QUICK_DEATH = 10.0  # seconds: a worker that dies sooner after its start counts as failing to start
+
 
 def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
     open_store(database).close()  # migrate once, and report a bad database here rather than in each worker
     sock = listening_socket(host, port)
     if workers == 1:
         return run_worker(sock, str(database))
+    return supervise(run_worker, (sock, str(database)), workers)
+
+
+def supervise(
+    target: Callable[..., None], args: tuple, workers: int, on_death: Callable[[int], None] | None = None
+) -> None:
+    """Run `workers` spawned processes of `target(*args)` until SIGTERM or Ctrl-C. One that dies (killed,
+    crashed) is replaced, after `on_death(its pid)`; when they keep dying as they start, give up."""
     spawn = multiprocessing.get_context("spawn")
-    processes = [spawn.Process(target=run_worker, args=(sock, str(database))) for _ in range(workers)]
+    started: dict[BaseProcess, float] = {}
     signal.signal(signal.SIGTERM, _exit)
-    for process in processes:
-        process.start()
     try:
-        for process in processes:
-            process.join()
+        for _ in range(workers):
+            _start(spawn.Process(target=target, args=args), started)
+        quick_deaths = 0
+        while started:
+            multiprocessing.connection.wait([process.sentinel for process in started])
+            for dead in [process for process in started if not process.is_alive()]:
+                lived = time.monotonic() - started.pop(dead)
+                if on_death:
+                    on_death(dead.pid or 0)
+                if dead.exitcode == 0:
+                    continue  # it shut down (Ctrl-C reached it too)
+                quick_deaths = quick_deaths + 1 if lived < QUICK_DEATH else 0
+                if quick_deaths > workers:
+                    raise RuntimeError("the workers keep dying as they start; their output says why")
+                _start(spawn.Process(target=target, args=args), started)
     except KeyboardInterrupt:  # Ctrl-C reached the workers too: they are shutting down
         pass
     finally:
-        for process in processes:
+        for process in started:
             stop(process)
-    return None
+
+
+def _start(process: BaseProcess, started: dict[BaseProcess, float]) -> None:
+    process.start()
+    started[process] = time.monotonic()
 
 
 def _exit(*_: object) -> None:

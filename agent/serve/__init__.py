@@ -1,0 +1,1 @@
+"""The agent over HTTP: an OpenAI-compatible face and an AG-UI face, API keys, stored conversations."""

@@ -1,0 +1,190 @@
+"""ConversationStore: the served agent's conversations in the database, so that any worker serves any of
+them and a worker that dies loses nothing that was stored.
+
+A turn first takes its conversation's lease (`begin`), in the transaction that admits it under the
+user's limits, then stores each message as the loop adds it (`append`: a journal), and gives the lease
+back with its outcome (`finish`). A conversation is found only with its user's id: another person's is
+a 404. The lease of a worker that died is given back by the server that started it (`release_owner`),
+or runs out after a turn's deadline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
+
+from agent.serve.approvals import Approval
+from agent.serve.errors import Busy, NotFound, TooManyRequests
+from agent.serve.limits import ServeLimits
+from devicedb.sqldb import Cursor, Database
+
+COLUMNS = "id, user_id, run_id, state, answer, pending"
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A conversation as a turn found it: the last turn's run id, state, answer and pending approval."""
+
+    id: str
+    user: str
+    run_id: str  # this turn's
+    next_seq: int
+    last_run: str | None = None
+    last_state: str = "new"  # new, running, done, awaiting, failed
+    last_answer: str | None = None
+    pending: Approval | None = None
+
+
+@dataclass(frozen=True)
+class Where:
+    """Which conversation a request names: a stored one, an AG-UI thread of the user's, or a new one
+    (named by the client's idempotency key, if it sent one, so that a retry finds it)."""
+
+    conversation_id: str | None = None
+    thread_id: str | None = None
+    run_key: str | None = None
+
+
+class ConversationStore:
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+        self.db, self.clock = db, clock
+
+    def begin(self, user: str, where: Where, owner: str, limits: ServeLimits) -> Conversation:
+        """Admit a turn under the user's limits and lease its conversation to `owner` (created if new)."""
+        now = self.clock()
+        with self.db.transaction() as db:
+            self._admit(db, user, now, limits)
+            row = self._find(db, user, where) or self._create(db, user, where, now)
+            if row["lease_until"] is not None and row["lease_until"] > now:
+                raise Busy("a turn is already running in this conversation; retry when it has answered")
+            conversation = _conversation(row, user, _run_id(row["id"], where.run_key))
+            db.execute(
+                "UPDATE conversations SET lease_owner = ?, lease_until = ?, run_id = ?, state = 'running', "
+                "updated_at = ? WHERE id = ?",
+                (owner, now + limits.lease_seconds, conversation.run_id, now, row["id"]),
+            )
+            next_seq = db.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
+            ).fetchone()["n"]
+        return replace(conversation, next_seq=next_seq)
+
+    def _admit(self, db: Cursor, user: str, now: float, limits: ServeLimits) -> None:
+        """Count the turn in the user's minute (that row's lock makes the user's admissions take turns,
+        across workers), and refuse it over either limit."""
+        window = now - now % 60
+        requests = db.execute(
+            "INSERT INTO request_counts (user_id, window_start, requests) VALUES (?, ?, 1) "
+            "ON CONFLICT (user_id) DO UPDATE SET requests = CASE WHEN request_counts.window_start = "
+            "excluded.window_start THEN request_counts.requests + 1 ELSE 1 END, "
+            "window_start = excluded.window_start RETURNING requests",
+            (user, window),
+        ).fetchone()["requests"]
+        if requests > limits.requests_per_minute:
+            wait = math.ceil(window + 60 - now)
+            raise TooManyRequests(f"over {limits.requests_per_minute} turns a minute; retry in {wait}s", wait)
+        running = db.execute(
+            "SELECT COUNT(*) AS n FROM conversations WHERE user_id = ? AND lease_until > ?", (user, now)
+        ).fetchone()["n"]
+        if running >= limits.runs_per_user:
+            raise TooManyRequests(f"{running} turns of yours are running already; retry when one ends", 1)
+
+    def _find(self, db: Cursor, user: str, where: Where) -> Any:
+        key: str | None = where.conversation_id or _keyed_id(user, where.run_key)
+        sql = "id = ?"
+        if where.thread_id is not None:
+            sql, key = "thread_id = ?", where.thread_id
+        row = db.execute(
+            f"SELECT {COLUMNS}, lease_until FROM conversations WHERE {sql} AND user_id = ?", (key, user)
+        ).fetchone()
+        if row is None and where.conversation_id is not None:
+            raise NotFound(f"no conversation {where.conversation_id!r} of yours", param="conversation_id")
+        return row
+
+    def _create(self, db: Cursor, user: str, where: Where, now: float) -> Any:
+        keyed = _keyed_id(user, where.run_key) if where.thread_id is None else None
+        conversation_id = keyed or "conv_" + uuid.uuid4().hex
+        db.execute(
+            "INSERT INTO conversations (id, user_id, thread_id, created_at, updated_at, state) "
+            "VALUES (?, ?, ?, ?, ?, 'new')",
+            (conversation_id, user, where.thread_id, now, now),
+        )
+        return {
+            "id": conversation_id,
+            "run_id": None,
+            "state": "new",
+            "answer": None,
+            "pending": None,
+            "lease_until": None,
+        }
+
+    def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
+        """Store one message of the history, as its turn's (whose worker holds the lease)."""
+        body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
+        with self.db.transaction() as db:
+            db.execute(
+                "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)",
+                (conversation.id, seq, conversation.run_id, body),
+            )
+
+    def messages(self, conversation_id: str) -> list[tuple[str, BaseMessage]]:
+        """The history, in order, each message with the run id of the turn that added it."""
+        with self.db.reading() as db:
+            rows = db.execute(
+                "SELECT run_id, message FROM messages WHERE conversation_id = ? ORDER BY seq",
+                (conversation_id,),
+            ).fetchall()
+        messages = messages_from_dict([json.loads(row["message"]) for row in rows])
+        return [(row["run_id"], message) for row, message in zip(rows, messages, strict=True)]
+
+    def finish(
+        self, conversation: Conversation, owner: str, state: str, answer: str | None, pending: Approval | None
+    ) -> None:
+        """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn)."""
+        with self.db.transaction() as db:
+            db.execute(
+                "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
+                "pending = ?, updated_at = ? WHERE id = ? AND lease_owner = ?",
+                (state, answer, pending.to_json() if pending else None, self.clock(), conversation.id, owner),
+            )
+
+    def release_owner(self, owner: str) -> None:
+        """Give back every lease `owner` held (a worker that died)."""
+        with self.db.transaction() as db:
+            db.execute(
+                "UPDATE conversations SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?",
+                (owner,),
+            )
+
+
+def _conversation(row: Any, user: str, run_id: str) -> Conversation:
+    return Conversation(
+        row["id"],
+        user,
+        run_id,
+        0,
+        row["run_id"],
+        row["state"],
+        row["answer"],
+        Approval.from_json(row["pending"]),
+    )
+
+
+def _keyed_id(user: str, run_key: str | None) -> str | None:
+    """The id of the conversation a client's idempotency key started (the same for its retries)."""
+    return "conv_" + hashlib.sha256(f"{user}\n{run_key}".encode()).hexdigest()[:32] if run_key else None
+
+
+def _run_id(conversation_id: str, run_key: str | None) -> str:
+    """A turn's run id: from the client's key (a retry gets the same one, so its calls get the same
+    idempotency keys), else new. Never the client's text itself: keys of two users never meet."""
+    if run_key is None:
+        return uuid.uuid4().hex[:16]
+    return hashlib.sha256(f"{conversation_id}\n{run_key}".encode()).hexdigest()[:16]

@@ -1,0 +1,30 @@
+"""The served agent's database: AGENT_DB (a SQLite file) or, with DATABASE_URL, Postgres — the device
+service's choice — on the device service's machinery (devicedb.sqldb), with migrations of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.config import Settings
+from agent.types import ConfigError
+from devicedb.database import open_database
+from devicedb.sqldb import Database
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+VERSIONS = "agent_schema_version"  # beside the device service's schema_version, in a shared Postgres
+
+
+def open_agent_database(settings: Settings) -> Database:
+    """The database of keys and conversations, migrated; a ConfigError when it cannot be opened."""
+    try:
+        db = open_database(settings.database_url or settings.agent_db)
+    except Exception as e:  # a file it cannot write, a server that does not answer
+        raise ConfigError(
+            f"the agent's database did not open ({e}); check AGENT_DB or DATABASE_URL"
+        ) from None
+    try:
+        db.migrate(MIGRATIONS, VERSIONS)
+    except BaseException:
+        db.close()
+        raise
+    return db

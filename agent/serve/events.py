@@ -1,0 +1,84 @@
+"""What a turn tells the face serving it, as it happens: it started (in which conversation), text, a call
+the model made, a call's result, and how it ended. The faces (openai.py, agui.py) render these in their
+own wire shapes; `Bridge` carries them from the turn's thread to the request's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.serve.approvals import Approval
+
+
+@dataclass(frozen=True)
+class Started:
+    conversation_id: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class Text:
+    delta: str
+
+
+@dataclass(frozen=True)
+class CallMade:
+    id: str
+    name: str
+    arguments: str  # JSON, as the model wrote it
+
+
+@dataclass(frozen=True)
+class CallAnswered:
+    id: str
+    name: str
+    envelope: dict[str, Any]  # {"ok": true, "data": ...} or {"ok": false, "error": ..., "retryable": ...}
+
+    def content(self) -> str:
+        return json.dumps(self.envelope, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Finished:
+    conversation_id: str
+    run_id: str
+    answer: str
+    pending: Approval | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Failed:
+    error: BaseException
+
+
+Event = Started | Text | CallMade | CallAnswered | Finished | Failed
+
+
+class Bridge:
+    """Events put from a turn's thread, read on the event loop in order; `gone` tells the turn that
+    nobody reads any more (the client left), so it stops at its next step."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[Event] = asyncio.Queue()
+        self.gone = threading.Event()
+
+    def put(self, event: Event) -> None:
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+
+    async def get(self) -> Event:
+        return await self.queue.get()
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Every event up to the last (Finished or Failed)."""
+        while True:
+            event = await self.queue.get()
+            yield event
+            if isinstance(event, Finished | Failed):
+                return

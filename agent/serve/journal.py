@@ -1,0 +1,78 @@
+"""Journal: a conversation's history as the loop keeps it (a MemoryManager), stored message by message as
+the turn adds it, and told to the face serving the turn (events.py) as it happens.
+
+Stored as it grows, a turn cut off anywhere — a worker killed, a client gone — leaves a history the next
+turn can use: the messages up to the cut, the calls left unanswered repaired as the chat repairs them.
+When the client has gone, the turn stops once the model's calls are stored and before they run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from agent.guards import envelope_of
+from agent.memory import MemoryManager
+from agent.serve.conversations import Conversation, ConversationStore
+from agent.serve.errors import ClientGone
+from agent.serve.events import Bridge, CallAnswered, CallMade, Text
+
+USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
+
+
+class Journal(MemoryManager):
+    def __init__(self, store: ConversationStore, conversation: Conversation, bridge: Bridge) -> None:
+        super().__init__()
+        self.store, self.conversation, self.bridge = store, conversation, bridge
+        self.seq = conversation.next_seq
+        self.recording = False  # the host's system prompt and the stored history are not stored again
+        self.streamed = False  # the reply under way was streamed as text already
+        self.usage: Counter[str] = Counter()
+
+    def load(self, messages: list[BaseMessage], store: bool = False) -> None:
+        """Earlier messages: stored ones, or a new conversation's history from the client (`store`)."""
+        for message in messages:
+            super().add(message)
+            if store:
+                self._store(message)
+
+    def record(self) -> None:
+        """From now on, every message added is the turn's: stored, and told to the face."""
+        self.recording = True
+
+    def text(self, delta: str) -> None:
+        """The agent's `on_text`: the answer's text as it streams in."""
+        self.streamed = True
+        self.bridge.put(Text(delta))
+
+    def add(self, message: BaseMessage) -> None:
+        super().add(message)
+        if not self.recording:
+            return
+        self._store(message)
+        if isinstance(message, AIMessage):
+            self._reply(message)
+        elif isinstance(message, ToolMessage):
+            name = message.name or ""
+            self.bridge.put(CallAnswered(message.tool_call_id, name, envelope_of(str(message.content))))
+
+    def _store(self, message: BaseMessage) -> None:
+        self.store.append(self.conversation, self.seq, message)
+        self.seq += 1
+
+    def _reply(self, message: AIMessage) -> None:
+        if message.text and not self.streamed:
+            self.bridge.put(Text(message.text))
+        self.streamed = False
+        usage: dict[str, Any] = dict(message.usage_metadata or {})
+        self.usage.update({key: int(usage.get(key) or 0) for key in USAGE_KEYS})
+        calls: list[tuple[Any, Any, Any]]
+        calls = [(c["id"], c["name"], json.dumps(c["args"], ensure_ascii=False)) for c in message.tool_calls]
+        calls += [(c["id"], c["name"], c["args"]) for c in message.invalid_tool_calls]
+        for call_id, name, arguments in calls:
+            self.bridge.put(CallMade(call_id or "", name or "", arguments or ""))
+        if calls and self.bridge.gone.is_set():
+            raise ClientGone("the client went away; the turn stopped before running its calls")

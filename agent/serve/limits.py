@@ -1,0 +1,92 @@
+"""ServeLimits: what one person, one request and one client may take of the served agent, and the body
+gate that holds a request to its size and to the time its body may take to arrive.
+
+Turns per minute and turns at once are counted per user across every worker, in the database
+(conversations.py); a run's deadline is the model's own (guards.Limits); a client that sends its body
+too slowly (408), or reads an answer too slowly (the stream is dropped), holds no worker for long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from agent.config import Settings
+from agent.serve.errors import TooLarge, TooSlow, answer
+
+
+@dataclass(frozen=True)
+class ServeLimits:
+    requests_per_minute: int = 60  # turns a user may start per minute
+    runs_per_user: int = 4  # turns of a user running at once
+    max_body_bytes: int = 1 << 20
+    body_seconds: float = 10.0  # for the whole request body to arrive
+    send_seconds: float = 30.0  # for a client to take one piece of a streamed answer
+    turn_seconds: float = 120.0  # the model's deadline for a turn
+
+    @classmethod
+    def of(cls, settings: Settings, turn_seconds: float) -> ServeLimits:
+        return cls(
+            requests_per_minute=settings.serve_requests_per_minute,
+            runs_per_user=settings.serve_runs_per_user,
+            turn_seconds=turn_seconds,
+        )
+
+    @property
+    def lease_seconds(self) -> float:
+        """How long a turn holds its conversation at most: past it, a worker that died lets go."""
+        return self.turn_seconds + 60.0
+
+
+class BodyGate:
+    """ASGI middleware: a request body over `max_bytes` is a 413; one that is not all there within
+    `body_seconds` is a 408. The body read is handed on, so the app reads it as usual."""
+
+    def __init__(self, app: Any, limits: ServeLimits) -> None:
+        self.app, self.limits = app, limits
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        try:
+            if declared.isdigit() and int(declared) > self.limits.max_body_bytes:
+                raise self._too_large()
+            body = await asyncio.wait_for(self._read(receive), self.limits.body_seconds)
+        except TimeoutError:
+            return await answer(TooSlow(f"the body did not arrive within {self.limits.body_seconds:g}s"))(
+                scope, receive, send
+            )
+        except TooLarge as e:
+            return await answer(e)(scope, receive, send)
+        return await self.app(scope, _replay(body, receive), send)
+
+    async def _read(self, receive: Any) -> bytes:
+        body, more = bytearray(), True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limits.max_body_bytes:
+                raise self._too_large()
+        return bytes(body)
+
+    def _too_large(self) -> TooLarge:
+        return TooLarge(f"the request body is larger than {self.limits.max_body_bytes} bytes")
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    """A `receive` that hands the body over once, then listens on the real connection (disconnects)."""
+    sent = False
+
+    async def replay() -> dict:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay

@@ -1,0 +1,137 @@
+"""Turns: one turn of the served agent, run in a thread for a request — admitted, leased, run by the
+host's ChatAgent on the stored history, and given back with its outcome.
+
+What a request asks for, in order: the same turn again (its client's key says so) — its stored answer, or,
+when it was cut off, the rest of it, each call with the idempotency key it had; an answer to the approval
+that waits — the call runs or is refused, and the turn goes on; else the person's new message. A call
+that needs approval stops the turn, and the answer asks for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from agent.agent import ChatAgent
+from agent.host import Host
+from agent.serve.approvals import Approval, answer_in, answered
+from agent.serve.conversations import Conversation, ConversationStore, Where
+from agent.serve.errors import RequestError
+from agent.serve.events import Bridge, Failed, Finished, Started, Text
+from agent.serve.journal import Journal
+from agent.serve.limits import ServeLimits
+from agent.types import AwaitingApproval
+
+log = logging.getLogger("agent.serve")
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    user: str
+    message: str | None  # the person's new words; None: only an answer to the approval that waits
+    where: Where = Where()
+    history: list[BaseMessage] = field(default_factory=list)  # before `message`, for a new conversation
+    approval: tuple[str, bool] | None = None  # (approval id, approved?): an explicit answer (AG-UI resume)
+
+
+def worker_id(pid: int | None = None) -> str:
+    """Who holds a lease: this machine and this process."""
+    return f"{socket.gethostname()}:{pid or os.getpid()}"
+
+
+class Turns:
+    def __init__(
+        self,
+        host: Host,
+        store: ConversationStore,
+        limits: ServeLimits,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.host, self.store, self.limits, self.clock = host, store, limits, clock
+        self.owner = worker_id()
+
+    def run(self, request: TurnRequest, bridge: Bridge) -> None:
+        """Run the turn here (a thread of the server's), telling `bridge` all that happens."""
+        try:
+            bridge.put(self._admitted(request, bridge))
+        except Exception as e:
+            bridge.put(Failed(e))
+
+    def _admitted(self, request: TurnRequest, bridge: Bridge) -> Finished:
+        conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
+        bridge.put(Started(conversation.id, conversation.run_id))
+        try:
+            done = self._turn(conversation, request, bridge)
+        except Exception as e:
+            kept = conversation.pending if isinstance(e, RequestError) else None
+            self.store.finish(conversation, self.owner, "failed", None, kept)
+            raise
+        self.store.finish(
+            conversation, self.owner, "awaiting" if done.pending else "done", done.answer, done.pending
+        )
+        return done
+
+    def _turn(self, conversation: Conversation, request: TurnRequest, bridge: Bridge) -> Finished:
+        again = conversation.last_run == conversation.run_id
+        if again and conversation.last_state in ("done", "awaiting") and conversation.last_answer is not None:
+            bridge.put(Text(conversation.last_answer))  # a retry of a turn that answered: the same answer
+            return self._finished(conversation, conversation.last_answer, conversation.pending)
+        journal = Journal(self.store, conversation, bridge)
+        with self.host.agent(request.user, on_text=journal.text, memory=journal) as agent:
+            stored = self.store.messages(conversation.id)
+            journal.load([message for _, message in stored])
+            if conversation.last_state == "new":
+                journal.load(request.history, store=True)
+            journal.record()
+            this_run = [message for run_id, message in stored if run_id == conversation.run_id]
+            try:
+                answer = self._step(agent, conversation, request, this_run if again else [])
+            except AwaitingApproval as waiting:
+                pending = Approval.of(waiting, self.clock())
+                bridge.put(Text(pending.question()))
+                return self._finished(conversation, pending.question(), pending, journal)
+        return self._finished(conversation, answer, None, journal)
+
+    def _step(
+        self, agent: ChatAgent, conversation: Conversation, request: TurnRequest, this_run: list
+    ) -> str:
+        if this_run:  # the same turn again, cut off before it answered: its rest
+            last = this_run[-1]
+            if isinstance(last, AIMessage) and not last.tool_calls and not last.invalid_tool_calls:
+                return last.text
+            return agent.resume(conversation.run_id)
+        pending, approved = conversation.pending, self._decision(conversation.pending, request)
+        if pending is not None and approved is not None:
+            with answered(pending, approved):
+                return agent.resume(pending.run_id)
+        if request.message is None:
+            raise RequestError("nothing to answer: the request has no new message and no approval waits")
+        return agent.send_message(request.message, run_id=conversation.run_id)
+
+    def _decision(self, pending: Approval | None, request: TurnRequest) -> bool | None:
+        """The person's answer to the approval that waits: True, False, or None (it has none)."""
+        if request.approval is not None:
+            approval_id, approved = request.approval
+            if pending is None or pending.id != approval_id:
+                raise RequestError(
+                    f"no approval {approval_id!r} waits in this conversation", "no_such_approval"
+                )
+            if pending.expires_at < self.clock():
+                raise RequestError(f"approval {approval_id!r} expired; ask again", "approval_expired")
+            return approved
+        if pending is None or pending.expires_at < self.clock():
+            return None  # none, or expired: the call stays unanswered, repaired as cancelled
+        return answer_in(request.message)
+
+    @staticmethod
+    def _finished(
+        conversation: Conversation, answer: str, pending: Approval | None, journal: Journal | None = None
+    ) -> Finished:
+        usage = dict(journal.usage) if journal else {}
+        return Finished(conversation.id, conversation.run_id, answer, pending, usage)

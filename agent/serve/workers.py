@@ -1,0 +1,93 @@
+"""The served agent in front: what all workers share is started once, here — the device service (unless
+ADD_MODEL_URL), reached by the tools every worker registers — then the workers, on one listening socket
+(devicedb's `supervise`: one that dies is replaced, and the leases it held are given back at once).
+
+Each worker builds its own host through `build_host` (the registry, the model, MCP servers), opens its
+own connections to the database, and runs turns in its own threads; any worker serves any conversation.
+The embedded demo model runs in one worker: its llama.cpp server is sized for the whole machine.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+import uvicorn
+from fastapi import FastAPI
+
+from agent.config import Settings
+from agent.host import Front, build_host
+from agent.serve import approvals
+from agent.serve.app import create_app
+from agent.serve.conversations import ConversationStore
+from agent.serve.database import open_agent_database
+from agent.serve.keys import KeyStore
+from agent.serve.limits import ServeLimits
+from agent.serve.service import Service
+from agent.serve.turns import Turns, worker_id
+from agent.tools import FunctionTool
+from devicedb.server import listening_socket
+from devicedb.workers import supervise
+
+THREADS = 64  # turns one worker runs at once (each waits on the model and the tools most of the time)
+ToolsFactory = Callable[[], Sequence[FunctionTool]]  # picklable: a worker process calls it for its tools
+SharedParts = Callable[[Settings, ExitStack], ToolsFactory]  # starts what the workers share; their tools
+ONE_WORKER = (
+    "内置演示模型只在一个 worker 中运行；要多个 worker，请设置 LLM_BASE_URL。"
+    "The embedded demo model runs in one worker; set LLM_BASE_URL for several."
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a worker is given: the settings and the tools it registers."""
+
+    settings: Settings
+    tools: ToolsFactory
+
+
+def serve(settings: Settings, shared: SharedParts, host: str, port: int, workers: int = 1) -> None:
+    """Serve until SIGTERM or Ctrl-C. Starts the shared parts, then the workers."""
+    if workers > 1 and not settings.llm_base_url:
+        print(ONE_WORKER, file=sys.stderr, flush=True)
+        workers = 1
+    with ExitStack() as stack:
+        db = open_agent_database(settings)  # migrated once, here; a bad database is reported before workers
+        stack.callback(db.close)
+        plan = Plan(settings, shared(settings, stack))
+        sock = listening_socket(host, port)
+        print(f"serving the agent on http://{host}:{port} ({workers} worker(s))", file=sys.stderr, flush=True)
+        if workers == 1:
+            return run_worker(sock, plan)
+        conversations = ConversationStore(db)
+        supervise(run_worker, (sock, plan), workers, lambda pid: conversations.release_owner(worker_id(pid)))
+    return None
+
+
+def run_worker(sock: socket.socket, plan: Plan) -> None:
+    """One worker: uvicorn serving the app on the shared socket."""
+    with ExitStack() as stack:
+        app = worker_app(plan, stack)
+        config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=10)
+        uvicorn.Server(config).run(sockets=[sock])
+
+
+def worker_app(plan: Plan, stack: ExitStack) -> FastAPI:
+    """The app of one worker; what it started stops with `stack`."""
+    settings = plan.settings
+    front = Front(confirm=approvals.confirm, report=logging.getLogger("agent.serve").warning)
+    host = build_host(settings, stack, plan.tools(), front)
+    assert host.model is not None
+    if host.model.notice:
+        print(host.model.notice, file=sys.stderr, flush=True)
+    db = open_agent_database(settings)
+    stack.callback(db.close)
+    threads = stack.enter_context(ThreadPoolExecutor(THREADS, thread_name_prefix="turn"))
+    limits = ServeLimits.of(settings, host.model.limits.deadline_seconds)
+    turns = Turns(host, ConversationStore(db), limits)
+    return create_app(Service(host, KeyStore(db), turns, limits, threads))
