@@ -126,6 +126,15 @@ def database(request: pytest.FixtureRequest, tmp_path: Path):
     cluster.drop_database(name)
 
 
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The served agent (`main.py serve --workers 4`) on a scripted LLM, for the whole run: on SQLite,
+    then on Postgres; users alice, bob and carol have keys (tests/serve_support.py)."""
+    from tests.serve_support import served_agent
+
+    yield from served_agent(request, tmp_path_factory)
+
+
 @pytest.fixture
 def service(database):
     """The device service in this process, on `database` (a test file may override it)."""
@@ -151,6 +160,9 @@ def clean_env(**extra: str) -> dict[str, str]:
         "AUDIT_LOG",
         "MCP_CONFIG",
         "AGENT_USER",
+        "AGENT_DB",
+        "SERVE_",
+        "PERMISSIONS_FILE",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     return {**env, "PYTHONIOENCODING": "utf-8", **extra}

@@ -3,18 +3,25 @@ the scripted LLM, with its keys made by `python main.py keys add`; and reads of 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import requests
+from ag_ui.core import Event, RunAgentInput
+from pydantic import TypeAdapter
 
 from devicedb.processes import stop
 from devicedb.server import free_port
 from tests.conftest import ROOT, clean_env, run_main
 from tests.devicedb_support import query
+from tests.fake_llm import FakeLLM
 
 
 class ServedAgent:
@@ -35,6 +42,8 @@ class ServedAgent:
         self.command += ["--workers", str(workers)]
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
         self.process: subprocess.Popen | None = None
+        self.llm: FakeLLM | None = None
+        self.keys: dict[str, str] = {}
 
     def key(self, name: str) -> str:
         done = run_main("keys", "add", name, env=self.env, cwd=self.cwd)
@@ -42,7 +51,9 @@ class ServedAgent:
         return done.stdout.splitlines()[-1]
 
     def start(self, timeout: float = 120.0) -> ServedAgent:
-        self.process = subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=self._log, stderr=self._log)
+        self.process = subprocess.Popen(
+            self.command, cwd=self.cwd, env=self.env, stdout=self._log, stderr=self._log
+        )
         give_up_at = time.monotonic() + timeout
         while not self._answers():
             if self.process.poll() is not None or time.monotonic() > give_up_at:
@@ -75,3 +86,44 @@ class ServedAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+PERMISSIONS = {"default": ["add_model"], "users": {"alice": ["add_model", "delete_model"], "carol": []}}
+USERS = ("alice", "bob", "carol")  # alice adds and deletes; bob adds; carol may do neither
+
+
+def served_agent(request: Any, tmp_path_factory: Any) -> Iterator[ServedAgent]:
+    """The served agent with 4 workers on a scripted LLM (`agent.llm`), keys in `agent.keys`."""
+    tmp = tmp_path_factory.mktemp(f"served-{request.param}")
+    (tmp / "permissions.json").write_text(json.dumps(PERMISSIONS))
+    database, cluster, name = str(tmp / "agent.db"), None, f"served_{uuid.uuid4().hex[:10]}"
+    if request.param == "postgres":
+        cluster = request.getfixturevalue("postgres")
+        database = cluster.create_database(name)
+    env = {"PERMISSIONS_FILE": str(tmp / "permissions.json")}
+    with FakeLLM() as llm, ServedAgent(llm.url, tmp, database, workers=4, **env) as agent:
+        agent.llm = llm
+        agent.keys = {user: agent.key(user) for user in USERS}
+        yield agent
+    if cluster is not None:
+        cluster.drop_database(name)
+
+
+def devices(database: str) -> list[tuple]:
+    """(model, createdBy) of every row of the device service, whose database is beside the agent's."""
+    where = database if database.startswith("postgresql://") else str(Path(database).with_name("devices.db"))
+    return query(where, 'SELECT model, "createdBy" FROM models ORDER BY model')
+
+
+EVENT: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+def agui_run(agent: ServedAgent, user: str, run: RunAgentInput) -> list[Any]:
+    """The AG-UI events of one run, read as the protocol's own types."""
+    body = run.model_dump(mode="json", by_alias=True, exclude_none=True)
+    headers = {"Authorization": f"Bearer {agent.keys[user]}", "Accept": "text/event-stream"}
+    with requests.post(f"{agent.url}/agui", json=body, headers=headers, stream=True, timeout=60) as resp:
+        assert resp.status_code == 200, resp.text
+        assert resp.headers["content-type"].startswith("text/event-stream")
+        lines = [line.decode() for line in resp.iter_lines() if line.startswith(b"data:")]
+    return [EVENT.validate_json(line[5:].strip()) for line in lines]
