@@ -4,15 +4,18 @@ the scripted LLM, with its keys made by `python main.py keys add`; and reads of 
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import requests
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
@@ -77,6 +80,10 @@ class ServedAgent:
         """Rows of `sql` on the agent's database."""
         return query(self.database, sql, params)
 
+    def query_execute(self, sql: str, params: tuple = ()) -> None:
+        """Change the agent's database by hand (one statement, committed)."""
+        execute(self.database, sql, params)
+
     def stop(self) -> None:
         stop(self.process, grace=30)
         self._log.close()
@@ -107,6 +114,15 @@ def served_agent(request: Any, tmp_path_factory: Any) -> Iterator[ServedAgent]:
         yield agent
     if cluster is not None:
         cluster.drop_database(name)
+
+
+def execute(database: str, sql: str, params: tuple) -> None:
+    if database.startswith("postgresql://"):
+        with psycopg.connect(database) as conn:
+            conn.execute(sql.replace("?", "%s"), params)
+        return
+    with closing(sqlite3.connect(database)) as conn, conn:
+        conn.execute(sql, params)
 
 
 def devices(database: str) -> list[tuple]:

@@ -112,13 +112,16 @@ def completion(events: list[Event]) -> dict[str, Any]:
 
 
 def tool_calls(events: list[Event]) -> list[dict[str, Any]]:
-    """The calls the turn made, each with its result (None: not run, e.g. waiting for approval)."""
-    results = {e.id: e.envelope for e in events if isinstance(e, CallAnswered)}
-    return [
-        {"id": e.id, "name": e.name, "arguments": e.arguments, "result": results.get(e.id)}
-        for e in events
-        if isinstance(e, CallMade)
-    ]
+    """The calls the turn made or answered (an approved one was made before), each with its result
+    (None: not run, e.g. waiting for approval)."""
+    entries: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if isinstance(event, CallMade):
+            entries[event.id] = {"id": event.id, "name": event.name, "arguments": event.arguments, "result": None}
+        elif isinstance(event, CallAnswered):
+            entry = entries.setdefault(event.id, {"id": event.id, "name": event.name, "arguments": None})
+            entry["result"] = event.envelope
+    return list(entries.values())
 
 
 def usage(counts: dict[str, int]) -> dict[str, int]:
