@@ -115,11 +115,11 @@ def tool_calls(events: list[Event]) -> list[dict[str, Any]]:
     """The calls the turn made or answered (an approved one was made before), each with its result
     (None: not run, e.g. waiting for approval)."""
     entries: dict[str, dict[str, Any]] = {}
-    for event in events:
+    for event in [e for e in events if isinstance(e, CallMade | CallAnswered)]:
+        entry = entries.setdefault(event.id, {"id": event.id, "name": event.name, "arguments": None})
         if isinstance(event, CallMade):
-            entries[event.id] = {"id": event.id, "name": event.name, "arguments": event.arguments, "result": None}
+            entry.update(arguments=event.arguments, result=None)
         elif isinstance(event, CallAnswered):
-            entry = entries.setdefault(event.id, {"id": event.id, "name": event.name, "arguments": None})
             entry["result"] = event.envelope
     return list(entries.values())
 
