@@ -3,6 +3,7 @@
 A conversation is `ROUNDS` replies that each call the no-op tool, then a text answer; the server
 counts the tool results after the last user message to know where it is. Model "parallel" asks for
 five calls of `sleep200` in one reply instead. Keep-alive HTTP/1.1, so no client pays a new connection.
+A request with `"stream": true` gets the same reply as server-sent events, in one body.
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ def handler_for(answer: Callable[[dict[str, Any]], dict[str, Any]]) -> type[Base
 
         def do_POST(self) -> None:
             request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            body = json.dumps(answer(request), ensure_ascii=False).encode()
+            reply = answer(request)
+            streamed = bool(request.get("stream"))
+            body = (events(reply) if streamed else json.dumps(reply, ensure_ascii=False)).encode()
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/event-stream" if streamed else "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -67,8 +70,28 @@ def handler_for(answer: Callable[[dict[str, Any]], dict[str, Any]]) -> type[Base
     return Handler
 
 
+def events(reply: dict[str, Any]) -> str:
+    """A reply as the server-sent events of a stream: the message in one delta, then its finish, usage."""
+    choice = reply["choices"][0]
+    message = {k: v for k, v in choice["message"].items() if v is not None}
+    message["tool_calls"] = [{**c, "index": i} for i, c in enumerate(message.get("tool_calls", []))] or None
+    head = {k: reply[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    chunks = [
+        {**head, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+        {**head, "choices": [], "usage": reply["usage"]},
+    ]
+    return "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
 def start(answer: Callable[[dict[str, Any]], dict[str, Any]] = reply) -> tuple[ThreadingHTTPServer, str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(answer))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+if __name__ == "__main__":  # `python -m benchmarks.scripted_llm`: the model in a process of its own
+    served, address = start()
+    print(address, flush=True)
+    threading.Event().wait()

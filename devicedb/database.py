@@ -10,15 +10,16 @@ from devicedb.sqldb import Database
 from devicedb.store import DeviceStore
 
 
-def open_database(database: str | Path) -> Database:
-    """A Postgres database for a `postgresql://` URL, else a SQLite database in that file."""
+def open_database(database: str | Path, durable: bool = True) -> Database:
+    """A Postgres database for a `postgresql://` URL, else a SQLite database in that file (see sqldb.py
+    for `durable`)."""
     if str(database).startswith(("postgresql://", "postgres://")):
         from devicedb.postgres_store import PostgresDatabase
 
-        return PostgresDatabase(str(database))
+        return PostgresDatabase(str(database), durable=durable)
     from devicedb.sqlite_store import SqliteDatabase
 
-    return SqliteDatabase(database)
+    return SqliteDatabase(database, durable=durable)
 
 
 def open_store(database: str | Path, **options: Any) -> DeviceStore:

@@ -40,10 +40,13 @@ class PostgresDatabase(Database):
         pool_size: int = POOL_SIZE,
         connect_timeout: float = 30,
         wait_timeout: float = WAIT_TIMEOUT,
+        durable: bool = True,
     ) -> None:
         self.wait_timeout = wait_timeout
         connect_timeout_s = max(1, round(wait_timeout))
-        connection = {"autocommit": True, "row_factory": dict_row, "connect_timeout": connect_timeout_s}
+        connection: dict = {"autocommit": True, "row_factory": dict_row, "connect_timeout": connect_timeout_s}
+        if not durable:
+            connection["options"] = "-c synchronous_commit=off"
         self.pool = ConnectionPool(
             url,
             min_size=1,

@@ -5,6 +5,10 @@ A backend (sqlite_store.py, postgres_store.py) brings connections, transactions 
 that differ. A store brings its rules and its migrations (`<folder>/<backend>/NNNN_name.sql`), recorded in
 a version table of its own, so two stores may share one database: the device service's (store.py) and
 the served agent's keys and conversations.
+
+A database opened `durable=False` keeps every commit through a killed process, but a crash of the
+machine may lose the last moments of them (SQLite: synchronous=NORMAL in WAL mode; Postgres:
+synchronous_commit=off); it never leaves half a transaction. Commits then skip the wait for the disk.
 """
 
 from __future__ import annotations

@@ -19,8 +19,9 @@ from devicedb.sqldb import Cursor, Database
 class SqliteDatabase(Database):
     backend = "sqlite"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, durable: bool = True) -> None:
         self.path = Path(path)
+        self.synchronous = "FULL" if durable else "NORMAL"  # NORMAL: in WAL mode, commits skip the fsync
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._writer = threading.Lock()
@@ -33,6 +34,7 @@ class SqliteDatabase(Database):
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA synchronous={self.synchronous}")
             self._local.conn = conn
             self._opened.append(conn)
         return conn

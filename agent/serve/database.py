@@ -1,5 +1,10 @@
 """The served agent's database: AGENT_DB (a SQLite file) or, with DATABASE_URL, Postgres — the device
-service's choice — on the device service's machinery (devicedb.sqldb), with migrations of its own."""
+service's choice — on the device service's machinery (devicedb.sqldb), with migrations of its own.
+
+It is opened `durable=False`: every stored message survives a killed worker (what the journal is for),
+while a crash of the whole machine may lose the last moments of conversations; a turn's commits then
+do not wait for the disk, which is most of a turn's cost otherwise (the README's table). The tools'
+writes, in the device service, stay fully durable."""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ VERSIONS = "agent_schema_version"  # beside the device service's schema_version,
 def open_agent_database(settings: Settings) -> Database:
     """The database of keys and conversations, migrated; a ConfigError when it cannot be opened."""
     try:
-        db = open_database(settings.database_url or settings.agent_db)
+        db = open_database(settings.database_url or settings.agent_db, durable=False)
     except Exception as e:  # a file it cannot write, a server that does not answer
         raise ConfigError(
             f"the agent's database did not open ({e}); check AGENT_DB or DATABASE_URL"
