@@ -221,7 +221,7 @@ def ours(llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float) 
     label = "Postgres" if database.startswith("postgresql://") else "SQLite"
     try:
         grown, load, added = measured(server, lambda i: openai_user(server.url, keys[i], TURNS), solo_p50)
-        stored = _stored_kib(env, 2 * USERS + 1)
+        stored = _stored_kib(env)
         rows = [row("ours, OpenAI face", label, workers, load, added, f"{grown:.0f} ({stored:.1f} stored)")]
         grown, load, added = measured(server, lambda i: agui_user(server.url, keys[i], TURNS), solo_p50)
         return [*rows, row("ours, AG-UI face", label, workers, load, added, f"{grown:.0f}")]
@@ -269,7 +269,8 @@ db.close()
 """
 
 
-def _stored_kib(env: dict[str, str], conversations: int) -> float:
+def _stored_kib(env: dict[str, str]) -> float:
+    """The bytes of messages the database keeps per conversation, in KiB."""
     from agent.config import Settings
     from agent.serve.database import open_agent_database
 
@@ -279,10 +280,12 @@ def _stored_kib(env: dict[str, str], conversations: int) -> float:
     db = open_agent_database(settings)
     try:
         with db.reading() as cursor:
-            size = cursor.execute("SELECT SUM(LENGTH(message)) AS n FROM messages").fetchone()["n"]
+            size = cursor.execute(
+                "SELECT SUM(LENGTH(message)) * 1.0 / COUNT(DISTINCT conversation_id) AS n FROM messages"
+            ).fetchone()["n"]
     finally:
         db.close()
-    return size / 1024 / conversations
+    return float(size) / 1024
 
 
 def peer(llm_url: str, tmp: Path, peers_python: str, workers: int, solo_p50: float) -> str:
@@ -332,7 +335,7 @@ def main() -> None:
             for line in ours(llm_url, tmp, database, workers, solo_p50):
                 print(line, flush=True)
         for workers in (1, 4):
-            print(peer(llm_url, tmp, args.peers_python, workers, solo_p50), flush=True)
+            print(peer(llm_url, tmp, os.path.abspath(args.peers_python), workers, solo_p50), flush=True)
     return None
 
 

@@ -89,6 +89,11 @@ class PostgresDatabase(Database):
         with self._connection() as conn:
             yield QmarkCursor(conn.cursor())
 
+    def write(self, sql: str, params: tuple | list = ()) -> int:
+        """One statement in autocommit: atomic, without the round trips of BEGIN and COMMIT."""
+        with self.reading() as db:
+            return db.execute(sql, params).rowcount
+
     @contextmanager
     def migration_lock(self) -> Iterator[Cursor]:
         with self.transaction() as db:

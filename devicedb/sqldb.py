@@ -47,6 +47,11 @@ class Database:
     def reading(self) -> AbstractContextManager[Cursor]:
         raise NotImplementedError
 
+    def write(self, sql: str, params: tuple | list = ()) -> int:
+        """One statement, committed on its own; how many rows it changed."""
+        with self.transaction() as db:
+            return db.execute(sql, params).rowcount
+
     def migration_lock(self) -> AbstractContextManager[Cursor]:
         """A transaction that no other process migrating the same database runs beside."""
         return self.transaction()

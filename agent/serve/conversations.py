@@ -128,11 +128,10 @@ class ConversationStore:
     def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
         """Store one message of the history, as its turn's (whose worker holds the lease)."""
         body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
-        with self.db.transaction() as db:
-            db.execute(
-                "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)",
-                (conversation.id, seq, conversation.run_id, body),
-            )
+        self.db.write(
+            "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)",
+            (conversation.id, seq, conversation.run_id, body),
+        )
 
     def messages(self, conversation_id: str) -> list[tuple[str, BaseMessage]]:
         """The history, in order, each message with the run id of the turn that added it."""
@@ -148,20 +147,17 @@ class ConversationStore:
         self, conversation: Conversation, owner: str, state: str, answer: str | None, pending: Approval | None
     ) -> None:
         """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn)."""
-        with self.db.transaction() as db:
-            db.execute(
-                "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
-                "pending = ?, updated_at = ? WHERE id = ? AND lease_owner = ?",
-                (state, answer, pending.to_json() if pending else None, self.clock(), conversation.id, owner),
-            )
+        self.db.write(
+            "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
+            "pending = ?, updated_at = ? WHERE id = ? AND lease_owner = ?",
+            (state, answer, pending.to_json() if pending else None, self.clock(), conversation.id, owner),
+        )
 
     def release_owner(self, owner: str) -> None:
         """Give back every lease `owner` held (a worker that died)."""
-        with self.db.transaction() as db:
-            db.execute(
-                "UPDATE conversations SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?",
-                (owner,),
-            )
+        self.db.write(
+            "UPDATE conversations SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?", (owner,)
+        )
 
 
 def _conversation(row: Any, user: str, run_id: str) -> Conversation:

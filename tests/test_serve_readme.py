@@ -1,0 +1,63 @@
+"""The README's serving examples run against `main.py serve` on the scripted LLM: its `py` blocks (they
+need a running server, so the README test, which runs `python` blocks, leaves them here) print what the
+README shows, and its curl call answers in OpenAI's shape."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import clean_env
+from tests.fake_llm import call, text, tool_calls
+from tests.serve_support import ServedAgent, devices
+from tests.test_readme import blocks
+
+README_URL = "http://127.0.0.1:8080"
+
+
+@pytest.fixture
+def agent(fake_llm, tmp_path, monkeypatch):
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db")) as agent:
+        monkeypatch.setenv("AGENT_KEY", agent.key("alice"))
+        yield agent
+
+
+def test_the_python_example_prints_what_the_readme_shows(agent, fake_llm):
+    found = blocks()
+    examples = [(code, found[i + 1][1]) for i, (lang, code) in enumerate(found) if lang == "py"]
+    assert examples and all(found[i + 1][0] == "text" for i, (lang, _) in enumerate(found) if lang == "py")
+    for code, shown in examples:
+        fake_llm.add(
+            tool_calls(call("add_device_model", {"model": "CPH2223"}, "c1")),
+            text("Added CPH2223 to the database."),
+            text("alice added it."),
+        )
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code.replace(README_URL, agent.url), "README.md py block", "exec"), {})
+        assert out.getvalue() == shown
+        assert devices(agent.database) == [("CPH2223", "alice")]
+        assert [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"] == [
+            "Add model CPH2223 to the database",
+            "Who added it?",
+        ]
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
+    calls = [code for lang, code in blocks() if lang == "bash" and "curl -s http://127.0.0.1:8080" in code]
+    assert len(calls) >= 2  # one in each language
+    for code in calls:
+        command = code[code.index("curl -s") :].replace(README_URL, agent.url)
+        fake_llm.add(text("No models yet."))
+        env = clean_env(AGENT_KEY=os.environ["AGENT_KEY"])
+        done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)
+        answer = json.loads(done.stdout)
+        assert answer["choices"][0]["message"] == {"role": "assistant", "content": "No models yet.", "refusal": None}
+        assert answer["conversation_id"].startswith("conv_") and answer["agent_tool_calls"] == []
