@@ -1,7 +1,6 @@
 """What the device service answers: the records, the one error body, and each route's declared responses.
 
-Every refusal is `{"error": "<field>: <rule>", "field": ..., "rule": ...}` with a 4xx status (a 503 when
-the database does not answer). The
+Every refusal is `{"error": "<field>: <rule>", "field": ..., "rule": ...}` with a 4xx status. The
 declarations below feed the OpenAPI document, links included, so a client (or a fuzzer) knows every
 status a route can answer and what follows a successful add.
 """
@@ -62,8 +61,7 @@ def _refused(description: str) -> dict[str, Any]:
 
 
 _INVALID: dict[int | str, dict[str, Any]] = {
-    422: _refused("A parameter or a field breaks its rule (named in the body)"),
-    503: _refused("The database did not answer within a few seconds; retry after Retry-After"),
+    422: _refused("A parameter or a field breaks its rule (named in the body)")
 }
 
 ADD_RESPONSES: dict[int | str, dict[str, Any]] = {
