@@ -15,7 +15,6 @@ import json
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 from agent.chat.commands import Session, handle_command
@@ -44,7 +43,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace) -> Session:
     ui = make_console(args, settings)
     front = Front(
-        confirm=lambda name, arguments: ui.ask(f"{name}({_json(arguments)})"),
+        confirm=lambda name, arguments, ctx: ui.ask(f"{name}({_json(arguments)})", ctx.untrusted != ()),
         elicit=ui.elicit,  # questions of MCP servers
         open_url=ui.open_url,  # their sign-in pages
     )
@@ -58,7 +57,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
     )
     session = Session(agent, host.mcp, ui, model=host.model.description)
     if args.session:
-        resume(session, args.session, settings.audit_log.parent / "sessions.db")
+        resume(session, args.session, settings)
     return session
 
 
@@ -71,10 +70,12 @@ def make_console(args: argparse.Namespace, settings: Settings) -> Console:
     return PlainConsole(sys.stderr if args.message else sys.stdout, yes=args.yes)
 
 
-def resume(session: Session, name: str, path: Path) -> None:
+def resume(session: Session, name: str, settings: Settings) -> None:
+    """The person's saved conversation `name`, continued (kept under their user and that name)."""
     from agent.chat.sessions import SessionStore
 
-    session.store, session.name = SessionStore(path), name
+    session.store = SessionStore(settings.audit_log.parent / "sessions.db", settings.agent_user)
+    session.name = name
     for message in session.store.load(name):
         session.agent.memory.add(message)
 

@@ -7,19 +7,22 @@ goes back as its own `role: "tool"` message carrying the same `tool_call_id` (no
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
-from agent.guards import DEFAULT_LIMITS, Limits, TurnGuard, untrusted
+from agent.guards import DEFAULT_LIMITS, Limits, TurnGuard
 from agent.llm.tool_calls import normalize
-from agent.memory import MemoryManager, person_message, this_turn, typed_by_person, unanswered
+from agent.memory import MemoryManager, person_message, this_turn, tool_message, typed_by_person, unanswered
+from agent.provenance import untrusted_texts
 from agent.tool_selection import Selector
-from agent.tools import ToolRegistry
+from agent.tools import Executed, ToolRegistry
 from agent.types import (
     AwaitingApproval,
     LLMError,
@@ -95,8 +98,18 @@ class ChatAgent:
         a confirmation is asked again, and the person has answered by now — then the loop. The turn's own
         `run_id` gives each call the idempotency key it had."""
         guard, ctx = self._begin(run_id)
-        self._run_tools(ctx, guard, unanswered(self.memory.history()), last_round=False)
+        waiting = unanswered(self.memory.history())
+        self._run_tools(
+            replace(ctx, untrusted=self._read_before_last_reply()), guard, waiting, last_round=False
+        )
         return self._loop(guard, ctx)
+
+    def _read_before_last_reply(self) -> tuple[str, ...]:
+        """The untrusted text the model had read when it made its last reply (provenance of its calls)."""
+        messages = self.memory.messages()
+        replies = [i for i, m in enumerate(messages) if isinstance(m, AIMessage)]
+        definitions = self._untrusted_definitions(self.registry.langchain_tools())
+        return untrusted_texts(messages[: replies[-1]] if replies else messages, definitions)
 
     def _begin(self, run_id: str | None) -> tuple[TurnGuard, ToolContext]:
         guard = TurnGuard(self.limits)
@@ -115,7 +128,7 @@ class ChatAgent:
             if (stated := self._stated()) is not None:
                 return stated
             last_round = round_ == self.limits.max_rounds
-            reply = self._ask_model(guard, "none" if last_round else tool_choice)
+            reply, read = self._ask_model(guard, "none" if last_round else tool_choice)
             calls = [*reply.tool_calls, *reply.invalid_tool_calls]
             if not calls and not reply.text.strip() and tool_choice == "auto" and not last_round:
                 tool_choice = "none"  # an empty reply: ask again, for words this time
@@ -125,16 +138,18 @@ class ChatAgent:
                 self.memory.add(reply)
                 return text
             self.memory.add(reply)
-            self._run_tools(ctx, guard, calls, last_round)
+            self._run_tools(replace(ctx, untrusted=read), guard, calls, last_round)
         raise MaxRoundsError(
             f"the model was still calling tools after {self.limits.max_rounds} rounds; stopped"
         )
 
-    def _ask_model(self, guard: TurnGuard, tool_choice: str) -> AIMessage:
+    def _ask_model(self, guard: TurnGuard, tool_choice: str) -> tuple[AIMessage, tuple[str, ...]]:
+        """The model's reply, and the untrusted text it had read when it made it (for provenance)."""
         guard.check_budgets()
         tools = guard.offered(self.registry.langchain_tools())
         if self.selector:
             tools = self.selector.select(tools, this_turn(self.memory.history()))
+        read = untrusted_texts(self.memory.messages(), self._untrusted_definitions(tools))
         try:
             reply = self._request(tools, tool_choice, guard.seconds_left())
         except LLMError:
@@ -142,7 +157,14 @@ class ChatAgent:
             raise
         assert isinstance(reply, AIMessage)
         guard.add_usage(dict(reply.usage_metadata or {}))
-        return reply
+        return reply, read
+
+    def _untrusted_definitions(self, tools: list[dict[str, Any]]) -> list[str]:
+        """The offered tools whose definitions are data from an untrusted server, as the model reads them."""
+        untrusted = [
+            t for t in tools if not getattr(self.registry.get(t["function"]["name"]), "trusted", True)
+        ]
+        return [json.dumps(t, ensure_ascii=False) for t in untrusted]
 
     def _request(self, tools: list[dict[str, Any]], tool_choice: str, timeout: float) -> AIMessage:
         """One request through LangChain's standard interface, so any chat model can drive the loop:
@@ -177,20 +199,18 @@ class ChatAgent:
         results = iter(self._execute(ctx, allowed))
         waiting: list[AwaitingApproval] = []
         for call, refusal in zip(calls, refusals, strict=True):
-            envelope, seconds = (self.registry.refuse(ctx, call, refusal), 0.0) if refusal else next(results)
-            if isinstance(envelope, AwaitingApproval):
-                waiting.append(envelope)
+            done, seconds = (
+                (Executed(self.registry.refuse(ctx, call, refusal), False), 0.0) if refusal else next(results)
+            )
+            if isinstance(done, AwaitingApproval):
+                waiting.append(done)
                 continue
-            envelope = envelope if refusal else guard.record(call["name"] or "", envelope)
-            self._answer(call, envelope, seconds)
+            envelope = done.envelope if refusal else guard.record(call["name"] or "", done.envelope)
+            self.memory.add(tool_message(call, envelope, by_host=not done.ran))
+            if self.on_tool_result:
+                self.on_tool_result(call, envelope, seconds)
         if waiting:
             raise waiting[0]
-
-    def _answer(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
-        name = call["name"] or ""
-        self.memory.add(ToolMessage(content=untrusted(name, envelope), tool_call_id=call["id"], name=name))
-        if self.on_tool_result:
-            self.on_tool_result(call, envelope, seconds)
 
     def _stated(self) -> str | None:
         """The answer a model's policy gives for the turn so far, if it gives one (kept in history)."""
@@ -199,8 +219,8 @@ class ChatAgent:
             self.memory.add(AIMessage(answer))
         return answer
 
-    def _execute(self, ctx: ToolContext, calls: list[Any]) -> list[tuple[str | AwaitingApproval, float]]:
-        """(envelope, seconds) in call order. Tools that may run alongside others do, in a thread pool;
+    def _execute(self, ctx: ToolContext, calls: list[Any]) -> list[tuple[Executed | AwaitingApproval, float]]:
+        """(what ran, seconds) in call order. Tools that may run alongside others do, in a thread pool;
         the rest run here, one after another (a confirmation prompt needs this thread)."""
         if len(calls) < 2:
             return [self._timed(ctx, call) for call in calls]
@@ -212,11 +232,11 @@ class ChatAgent:
         here = {i: self._timed(ctx, call) for i, call in enumerate(calls) if i not in futures}
         return [futures[i].result() if i in futures else here[i] for i in range(len(calls))]
 
-    def _timed(self, ctx: ToolContext, call: Any) -> tuple[str | AwaitingApproval, float]:
+    def _timed(self, ctx: ToolContext, call: Any) -> tuple[Executed | AwaitingApproval, float]:
         started = time.monotonic()
         try:
-            return self.registry.execute_tool_call(ctx, call), time.monotonic() - started
-        except AwaitingApproval as waiting:
+            return self.registry.execute(ctx, call), time.monotonic() - started
+        except AwaitingApproval as waiting:  # this call waits for the person: it gets no answer now
             return waiting, 0.0
 
     def _pool(self) -> ThreadPoolExecutor:

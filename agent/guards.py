@@ -1,29 +1,32 @@
 """The rules the host enforces around the model: the engineering article's "boundaries", in one place.
 
-Per call (used by the ToolRegistry): identity injected by the host, values that must come from the
-person's words (the one grounding rule, `said_by_person`), permission checks, output capped and marked
-as untrusted data, and text cleaned before a person sees it. Per turn (used by
+Per call (used by the ToolRegistry): identity injected by the host, permission checks, arguments
+checked against their schema without letting a pattern hang the host, output capped and marked as
+untrusted data, and text cleaned before a person sees it. (Where values and decisions come from is
+`agent/provenance.py`.) Per turn (used by
 ChatAgent, as `TurnGuard`): at most N calls per reply, a retry budget per tool, no identical call
 three times in a row, a deadline, a token budget.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import time
-import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import regex
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
 
 from agent.types import DeadlineError, TokenBudgetError, ToolContext
 
 TRUNCATION_MARK = "…[truncated: {n} more characters]"
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f\x9b]"
+_ESCAPES = re.compile(  # ESC sequences, then any C0 or C1 control (U+0080-U+009F: CSI, OSC, DCS, NEL...)
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 )
 
 
@@ -60,63 +63,29 @@ def inject_identity(
     return {**args, **{name: getattr(ctx, field) for name, field in injected.items()}}, attempted
 
 
-Canonical = Callable[[str, str], str]  # (parameter, value) -> the form in which two values are the same
+PATTERN_SECONDS = 0.05  # what checking one value against one schema pattern may take
 
 
-def grounding_error(
-    args: dict[str, Any], grounded: tuple[str, ...], ctx: ToolContext, canonical: Canonical
-) -> str | None:
-    """Why a call must not run because a grounded value is not in the person's words, or None.
-
-    A value is grounded when, in the tool's canonical form, it equals a whole word or a run of whole
-    words that the person typed (`ctx.user_text`): "CPH2223" is grounded by "CPH2223IN" when the tool
-    strips region suffixes, "CPH22" is not."""
-    if ctx.user_text is None or not grounded:
-        return None
-    invented = [
-        f"{name}={args[name]!r}"
-        for name in grounded
-        if isinstance(args.get(name), (str, int, float))
-        and not said_by_person(str(args[name]), ctx.user_text, functools.partial(canonical, name))
-    ]
-    if not invented:
-        return None
-    return (
-        f"{', '.join(invented)}: not in the user's messages. Use only values the user gave; "
-        "leave optional ones out, or ask the user"
-    )
+def _pattern(
+    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    """The `pattern` keyword, checked with a time limit: a pattern written to backtrack forever (from an
+    MCP server's schema, say) refuses the value instead of hanging the host."""
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        found = regex.search(pattern, instance, timeout=PATTERN_SECONDS)
+    except TimeoutError:
+        yield ValidationError(f"{instance[:40]!r} could not be checked against {pattern[:60]!r} in time")
+        return
+    except regex.error as e:
+        yield ValidationError(f"{pattern[:60]!r} is not a pattern: {e}")
+        return
+    if found is None:
+        yield ValidationError(f"{instance[:80]!r} does not match {pattern[:60]!r}")
 
 
-def said_by_person(value: str, typed: Iterable[str], canonical: Callable[[str], str] = str) -> bool:
-    """The one grounding rule: `value` equals, in `canonical` form, a span of words of `typed`."""
-    wanted = folded(canonical(value))
-    longest = len(words(value)) + 2  # a canonical form may join or split words ("SM G9910" = "SMG9910")
-    return bool(wanted) and any(
-        folded(canonical(span)) == wanted for text in typed for span in spans(text, longest)
-    )
-
-
-_WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]")  # a Latin word or number; a CJK character
-
-
-def words(text: str) -> list[re.Match[str]]:
-    """The words of `text`: runs of ASCII letters and digits, and each CJK character on its own."""
-    return list(_WORD.finditer(text))
-
-
-def spans(text: str, most: int = 12) -> list[str]:
-    """Every run of 1 to `most` consecutive words of `text`, as written (with what stands between)."""
-    found = words(text)
-    return [
-        text[found[i].start() : found[j].end()]
-        for i in range(len(found))
-        for j in range(i, min(i + most, len(found)))
-    ]
-
-
-def folded(text: str) -> str:
-    """Case, width and spacing ignored."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+ArgumentsValidator = validators.extend(Draft202012Validator, {"pattern": _pattern})
 
 
 def permission_error(permission: str | None, ctx: ToolContext) -> str | None:

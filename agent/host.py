@@ -115,7 +115,13 @@ def _connect_mcp(settings: Settings, registry: ToolRegistry, stack: ExitStack, f
 
     person = Person(open_url=front.open_url) if front.elicit is None else Person(front.elicit, front.open_url)
     servers = load_servers(path)
-    return stack.enter_context(McpToolset(servers, registry, settings.audit_log.parent, front.report, person))
+    # a command server is told who the person is and where their permissions are, nothing else of ours
+    identity = {
+        "AGENT_USER": settings.agent_user,
+        "PERMISSIONS_FILE": str(settings.permissions_file.resolve()),
+    }
+    folder = settings.audit_log.parent
+    return stack.enter_context(McpToolset(servers, registry, folder, front.report, person, identity))
 
 
 def system_prompt(registry: ToolRegistry) -> str:

@@ -10,14 +10,14 @@ separates an assistant's tool calls from their results. A user message the perso
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from agent.guards import untrusted
+from agent.provenance import BY_HOST, TYPED
 from agent.types import fail
-
-TYPED = "typed_by_person"  # the key, in a user message's additional_kwargs, of the words the person typed
 
 
 class MemoryManager:
@@ -88,9 +88,16 @@ def unanswered(history: list[BaseMessage]) -> list[dict]:
 
 
 def _cancelled(call: dict) -> ToolMessage:
+    return tool_message(call, fail("cancelled", retryable=True), by_host=True)
+
+
+def tool_message(call: Mapping[str, Any], envelope: str, by_host: bool) -> ToolMessage:
+    """The `role: "tool"` message answering `call`: its envelope as delimited, untrusted data; `by_host`:
+    the host wrote it (a refusal, a cancellation), not the tool, so it is no data from outside."""
     name = call["name"] or ""
+    extra = {BY_HOST: True} if by_host else {}
     return ToolMessage(
-        content=untrusted(name, fail("cancelled", retryable=True)), tool_call_id=call["id"], name=name
+        content=untrusted(name, envelope), tool_call_id=call["id"], name=name, additional_kwargs=extra
     )
 
 

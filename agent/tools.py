@@ -4,8 +4,9 @@ Mirrors `agent/tools.go` of the tutorial: `FunctionTool` (Name, Description, Par
 `ToolRegistry` (Register, GetLangChainTools, ExecuteToolCall). Unlike the Go code, a mistake of the
 model never becomes an exception here: it comes back as an envelope the model can read and fix.
 Every call passes the same gates, in order: known tool, valid JSON arguments, host-injected identity,
-schema, grounded values, permission, the person's confirmation; then the tool runs and the attempt
-is audited. Everything about a tool comes from its class: the registry reads, it never asks elsewhere.
+schema, grounded values, provenance (what the model had read when it decided), permission, the
+person's confirmation; then the tool runs and the attempt is audited. Everything about a tool comes
+from its class: the registry reads, it never asks elsewhere.
 """
 
 from __future__ import annotations
@@ -14,18 +15,19 @@ import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal
-
-from jsonschema import Draft202012Validator
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from agent.audit import AuditLog, redact_text
-from agent.guards import cap_envelope, grounding_error, inject_identity, model_schema, permission_error
+from agent.guards import ArgumentsValidator, cap_envelope, inject_identity, model_schema, permission_error
 from agent.llm.tool_calls import parse_arguments
+from agent.provenance import CONFIRM, RUN, grounding_error, provenance
 from agent.types import AwaitingApproval, ToolContext, ToolError, fail, ok
 
-# (tool name, exact arguments) -> did the person agree? It may raise AwaitingApproval instead, when the
-# person cannot be asked now: the turn stops with the call waiting (the HTTP server asks in its answer).
-Confirm = Callable[[str, dict[str, Any]], bool]
+# (tool name, exact arguments, the call's context) -> did the person agree? The context says whether the
+# model decided the call after reading untrusted text (`ctx.untrusted`). It may raise AwaitingApproval
+# instead, when the person cannot be asked now: the turn stops with the call waiting (the HTTP server
+# asks in its answer).
+Confirm = Callable[[str, dict[str, Any], ToolContext], bool]
 Effect = Literal["read", "write", "destructive"]
 
 
@@ -45,6 +47,9 @@ class FunctionTool(ABC):
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
     grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the person's words
     changes: ClassVar[tuple[str, ...]] = ()  # resources (URIs, URI templates) a successful run changes
+    outward: ClassVar[bool] = False  # a call sends its arguments beyond this host (a message, a payment)
+    from_results: ClassVar[tuple[str, ...]] = ()  # parameters whose values may come from tool results
+    trusted: ClassVar[bool] = True  # its definition is this project's (or a trusted server's), not data
 
     # Optional facts for a small model's host (the embedded demo model, agent/models/embedded/); a tool
     # without them works with it too. `examples`: requests this tool serves, with the arguments each
@@ -71,6 +76,11 @@ class FunctionTool(ABC):
         return value
 
 
+class Executed(NamedTuple):
+    envelope: str
+    ran: bool  # the tool itself ran: the envelope holds what it said
+
+
 class ToolRegistry:
     def __init__(
         self,
@@ -84,14 +94,14 @@ class ToolRegistry:
         self.max_output_chars = max_output_chars
         self.confirm_effects = confirm_effects  # effects confirmed for every tool, beyond each tool's own
         self._tools: dict[str, FunctionTool] = {}
-        self._validators: dict[str, Draft202012Validator] = {}
+        self._validators: dict[str, Any] = {}
 
     def register(self, tool: FunctionTool) -> None:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
-        Draft202012Validator.check_schema(tool.parameters)
+        ArgumentsValidator.check_schema(tool.parameters)
         self._tools[tool.name] = tool
-        self._validators[tool.name] = Draft202012Validator(tool.parameters)
+        self._validators[tool.name] = ArgumentsValidator(tool.parameters)
 
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
@@ -132,6 +142,11 @@ class ToolRegistry:
 
     def execute_tool_call(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> str:
         """Run one LangChain ToolCall (or InvalidToolCall) and return the envelope the model reads."""
+        return self.execute(ctx, tool_call).envelope
+
+    def execute(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> Executed:
+        """`execute_tool_call`, also saying whether the tool ran (its output is then data from outside
+        this host; a refusal is the host's own words)."""
         started = time.monotonic()
         ctx = ctx.for_call(tool_call.get("id") or "")
         try:
@@ -142,7 +157,7 @@ class ToolRegistry:
             raise
         envelope = cap_envelope(envelope, self.max_output_chars)
         self._audit(ctx, tool_call, decision, envelope, time.monotonic() - started, **extra)
-        return envelope
+        return Executed(envelope, ran=decision == "ran")
 
     def refuse(self, ctx: ToolContext, tool_call: Mapping[str, Any], reason: str) -> str:
         """Answer a call the loop will not run (limits), auditing it like any other attempt."""
@@ -170,10 +185,14 @@ class ToolRegistry:
         ungrounded = grounding_error(args, tool.grounded, ctx, tool.canonical)
         if ungrounded:
             return "not_grounded", fail(ungrounded, retryable=True), extra
+        verdict = provenance(tool.effect, tool.outward, tool.from_results, args, ctx)
+        if verdict not in (RUN, CONFIRM):
+            return "taken_from_untrusted_data", fail(verdict, retryable=False), extra
         denied = permission_error(tool.permission, ctx)
         if denied:
             return "permission_denied", fail(denied, retryable=False), extra
-        if self.needs_confirmation(tool) and not (self.confirm and self.confirm(name, args)):
+        asks = verdict == CONFIRM or self.needs_confirmation(tool)
+        if asks and not (self.confirm and self.confirm(name, args, ctx)):
             return (
                 "refused_by_person",
                 fail(f"the person refused to run {name!r}; do not retry it", retryable=False),

@@ -109,7 +109,10 @@ class ToolContext:
     call_id: str = ""
     idempotency_key: str = ""
     deadline: float | None = None  # time.monotonic() value after which the run must stop
-    user_text: tuple[str, ...] | None = None  # the user's messages so far; None: no conversation (MCP)
+    user_text: tuple[str, ...] | None = None  # what the person typed so far; None: unknown (an MCP client)
+    # untrusted text the model had read when it decided this call (tool output, text a command appended,
+    # definitions from untrusted servers); empty: it decided from the person's words; None: unknown
+    untrusted: tuple[str, ...] | None = ()
     channel: ToolChannel = field(default_factory=NoChannel, compare=False, repr=False)
 
     def for_call(self, call_id: str) -> ToolContext:

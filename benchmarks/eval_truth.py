@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from agent.guards import said_by_person
+from agent.provenance import said_by_person
 from agent.tools import FunctionTool
 from benchmarks.eval_spec import Spec
 from devicedb.schema import normalize_code

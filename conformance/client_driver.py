@@ -61,7 +61,7 @@ def main() -> int:
     data = Path(tempfile.mkdtemp(prefix="mcp-conformance-"))  # the token file of this run only
     oauth = oauth_settings(scenario, context, data)
     config = ServerConfig(name="conformance", url=url, timeout=20, oauth=oauth)
-    registry, reports = ToolRegistry(confirm=lambda name, args: True), []
+    registry, reports = ToolRegistry(confirm=lambda *call: True), []
     person = Person(ask=unattended(yes=True), open_url=browser)
     with McpToolset([config], registry, data, reports.append, person):
         if reports:

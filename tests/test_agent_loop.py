@@ -22,6 +22,7 @@ from tools.model_tool import AddModelTool
 
 class Add(FunctionTool):
     name = "add"
+    effect = "read"  # it computes: it changes nothing
     description = "Add two integers."
     parameters = {
         "type": "object",
@@ -208,6 +209,7 @@ def test_llm_timeout_bounds_each_request(fake_llm):
 
 class Slow(FunctionTool):
     name = "slow"
+    effect = "read"
     description = "Wait 0.3 s."
     parameters = {"type": "object", "properties": {"i": {"type": "integer"}}}
     spans: list[tuple[float, float]] = []  # (started, finished) of every call, in finishing order

@@ -10,8 +10,9 @@ import pytest
 
 from agent.agent import ChatAgent
 from agent.audit import AuditLog
-from agent.guards import Limits, envelope_of, grounding_error
+from agent.guards import Limits, envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
+from agent.provenance import grounding_error
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import DeadlineError, MaxRoundsError, TokenBudgetError, ToolContext
 from tests.fake_llm import Reply, call, completion, text, tool_calls
@@ -40,6 +41,12 @@ class Probe(FunctionTool):
     def call(self, ctx: ToolContext, input: str) -> str:
         self.seen.append(json.loads(input))
         return self.answer(self.seen[-1])
+
+
+class Looker(Probe):
+    """The probe as a read: it changes nothing, so reading tool output never holds it back."""
+
+    effect = "read"
 
 
 class Risky(Probe):
@@ -177,7 +184,10 @@ def test_confirmation_shows_exact_arguments_and_a_refusal_is_not_run(fake_llm, t
     answers = iter([False, True])
     risky = Risky()
     agent = make_agent(
-        fake_llm, tmp_path, risky, confirm=lambda name, args: asked.append((name, args)) or next(answers)
+        fake_llm,
+        tmp_path,
+        risky,
+        confirm=lambda name, args, ctx: asked.append((name, args)) or next(answers),
     )
     fake_llm.add(
         tool_calls(call("risky", {"x": 1}, "c1")), tool_calls(call("risky", {"x": 2}, "c2")), text("ok")
@@ -263,7 +273,7 @@ def test_an_endless_tool_loop_stops_and_every_request_is_valid(fake_llm, tmp_pat
     fake_llm.default = lambda request: Reply(
         tool_calls(call("probe", {"x": next(counter)}, f"c{len(request['messages'])}"))
     )
-    agent = make_agent(fake_llm, tmp_path, Probe())
+    agent = make_agent(fake_llm, tmp_path, Looker())
     with pytest.raises(MaxRoundsError, match="still calling tools after 10 rounds"):
         agent.send_message("loop")
     assert len(fake_llm.requests) == 10
@@ -276,7 +286,7 @@ def test_an_endless_tool_loop_stops_and_every_request_is_valid(fake_llm, tmp_pat
 
 
 def test_the_same_call_three_times_in_a_row_is_refused(fake_llm, tmp_path):
-    probe = Probe()
+    probe = Looker()
     agent = make_agent(fake_llm, tmp_path, probe)
     fake_llm.add(*[tool_calls(call("probe", {"x": 1}, f"c{i}")) for i in range(3)], text("ok"))
     agent.send_message("go")
@@ -417,7 +427,7 @@ def test_an_answerer_may_state_the_turns_answer_from_the_tool_results(fake_llm):
 def test_confirm_effects_make_every_write_wait_for_the_persons_yes(fake_llm, tmp_path):
     asked = []
     registry = ToolRegistry(
-        confirm=lambda name, args: asked.append(name) or False, confirm_effects=frozenset({"write"})
+        confirm=lambda name, args, ctx: asked.append(name) or False, confirm_effects=frozenset({"write"})
     )
     probe = Probe()
     registry.register(probe)

@@ -15,7 +15,7 @@ from tests.test_host_rules import Other, Risky, audit_lines, make_agent, tool_me
 def test_a_turn_pauses_on_the_call_awaiting_approval_and_resume_runs_exactly_it(fake_llm, tmp_path):
     answers: list[bool] = []
 
-    def confirm(name: str, args: dict) -> bool:
+    def confirm(name: str, args: dict, ctx) -> bool:
         if not answers:
             raise AwaitingApproval(name, args)
         return answers.pop()
@@ -49,7 +49,7 @@ def test_a_turn_pauses_on_the_call_awaiting_approval_and_resume_runs_exactly_it(
 def test_a_refusal_on_resume_answers_the_call_refused_and_the_model_goes_on(fake_llm, tmp_path):
     answers: list[bool] = []
 
-    def confirm(name: str, args: dict) -> bool:
+    def confirm(name: str, args: dict, ctx) -> bool:
         if not answers:
             raise AwaitingApproval(name, args)
         return answers.pop()

@@ -142,11 +142,12 @@ def test_one_turn_with_a_session_is_saved(fake_llm, tmp_path):
     from agent.chat.sessions import SessionStore
 
     fake_llm.add(text("noted"))
-    env = clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d.db"))
+    env = clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d.db"), AGENT_USER="alice")
     done = run_main("-m", "remember CPH2411", "--session", "s1", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    saved = SessionStore(Path(tmp_path / "data" / "sessions.db")).load("s1")
+    saved = SessionStore(Path(tmp_path / "data" / "sessions.db"), "alice").load("s1")
     assert [(m.type, m.content) for m in saved] == [("human", "remember CPH2411"), ("ai", "noted")]
+    assert SessionStore(Path(tmp_path / "data" / "sessions.db"), "bob").load("s1") == []  # not bob's
 
 
 def test_database_url_puts_the_embedded_service_on_postgres(fake_llm, tmp_path, database):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ import pytest
 from agent.agent import ChatAgent
 from agent.guards import envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
-from agent.mcp.client import ServerConfig, load_servers
-from agent.mcp.toolset import McpToolset, exposed_name
+from agent.mcp.client import Person, ServerConfig, load_servers
+from agent.mcp.tool import exposed_name
+from agent.mcp.toolset import McpToolset
 from agent.tools import ToolRegistry
 from agent.types import ConfigError, ToolContext
 from tests.conftest import ROOT, clean_env, run_main, start_http_server
@@ -37,11 +39,22 @@ BAD = ServerConfig(
 )
 
 
-def toolset(tmp_path: Path, *servers: ServerConfig, registry: ToolRegistry | None = None, reports=None):
+@contextmanager
+def toolset(
+    tmp_path: Path,
+    *servers: ServerConfig,
+    registry: ToolRegistry | None = None,
+    reports=None,
+    approve=True,
+    person=None,
+):
+    """The servers' toolset; with `approve`, the person approves every tool as the chat starts."""
     reports = [] if reports is None else reports
-    return McpToolset(
-        list(servers), registry or ToolRegistry(confirm=lambda *a: True), tmp_path, reports.append
-    )
+    registry = registry or ToolRegistry(confirm=lambda *a: True)
+    with McpToolset(list(servers), registry, tmp_path, reports.append, person) as mcp:
+        if approve:
+            mcp.sync(lambda server, lines: True)
+        yield mcp
 
 
 def run(registry: ToolRegistry, name: str, args: dict, call_id: str = "c1") -> dict:
@@ -97,7 +110,7 @@ def test_our_server_with_the_official_client(tmp_path, transport, device_service
     server = ours(env)
     if transport == "http":
         server = start_http_server(tmp_path, env)
-    with toolset(tmp_path, server) as mcp:
+    with toolset(tmp_path, server, person=Person(ask=lambda server, request: ("accept", {}))) as mcp:
         assert sorted(mcp.tools) == [
             "ours__add_device_model",
             "ours__calculator",
@@ -141,19 +154,38 @@ def test_a_hung_call_times_out_and_the_next_call_works(tmp_path):
         assert run(mcp.registry, "bad__echo", {"text": "x"})["ok"] is True
 
 
-def test_new_tools_wait_for_the_persons_approval(tmp_path):
+def test_an_untrusted_servers_tools_wait_for_the_persons_approval_even_at_start(tmp_path):
+    asked = []
+    with toolset(tmp_path, BAD, approve=False) as mcp:
+        assert mcp.tools == {}  # nothing reaches the model before the person says yes
+        mcp.sync(lambda server, lines: asked.append((server, lines)) or False)
+        assert mcp.tools == {} and asked[0][0] == "bad"
+        assert "bad__echo (new): '[MCP server bad] Echo text.'" in asked[0][1]
+    with toolset(tmp_path, BAD, approve=False) as mcp:
+        mcp.sync(lambda server, lines: True)
+        assert "bad__echo" in mcp.tools
+    with toolset(tmp_path, BAD, approve=False) as mcp:  # approved definitions are remembered
+        assert "bad__echo" in mcp.tools
+        mcp.sync(lambda server, lines: pytest.fail("nothing new, nothing to ask"))
+
+
+def test_new_and_changed_tools_wait_and_the_person_sees_what_changed(tmp_path):
     asked = []
     with toolset(tmp_path, BAD) as mcp:
         assert run(mcp.registry, "bad__grow", {})["ok"] is True
         time.sleep(0.3)
-        mcp.sync(lambda server, names: asked.append((server, names)) or False)
+        mcp.sync(lambda server, lines: asked.append(lines) or False)
         assert "bad__surprise" not in mcp.tools
-        assert asked == [("bad", ["bad__surprise"])]
-        run(mcp.registry, "bad__grow", {})
+        assert asked == [["bad__surprise (new): '[MCP server bad] New.'"]]
+        run(mcp.registry, "bad__morph", {"text": "x"})  # a rug pull: the definition changes after approval
         time.sleep(0.3)
-        mcp.sync(lambda server, names: True)
-        assert mcp.registry.get("bad__surprise") is not None
-        mcp.sync(lambda server, names: pytest.fail("nothing changed, nothing to ask"))
+        mcp.sync(lambda server, lines: asked.append(lines) or False)
+        assert "bad__morph" not in mcp.tools and mcp.registry.get("bad__morph") is None
+        assert asked[-1][0].startswith("bad__morph changed: description '[MCP server bad] Formats text.' ->")
+        assert "evil.example" in asked[-1][0]
+    morphed = ServerConfig(**{**BAD.__dict__, "env": {"MORPHED": "1"}})
+    with toolset(tmp_path, morphed, approve=False) as mcp:  # a restart does not forget
+        assert "bad__morph" not in mcp.tools and "bad__echo" in mcp.tools
 
 
 def test_policy_and_a_poisoned_description(tmp_path):
@@ -198,7 +230,9 @@ def test_resources_and_prompts(tmp_path):
         assert [(s, str(r.uri)) for s, r in mcp.resources()] == [("bad", "memo://readme")]
         assert mcp.read("memo://readme") == "remember CPH2223"
         assert [(s, p.name) for s, p in mcp.prompts()] == [("bad", "add")]
-        assert mcp.prompt("add", {"model": "CPH2411"}) == "Please add device model CPH2411 to the database"
+        assert mcp.prompt("add", {"model": "CPH2411"}) == [
+            ("user", "Please add device model CPH2411 to the database")
+        ]
 
 
 def test_a_server_that_fails_to_start_is_reported_and_skipped(tmp_path):

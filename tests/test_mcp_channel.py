@@ -119,7 +119,7 @@ def test_fixtures_are_served_only_when_asked_for(tmp_path, device_service):
             return names, no_resource.value.code, no_prompt.value.code
 
     names, no_resource, no_prompt = anyio.run(plain)
-    assert not any(name.startswith("test_") for name in names) and "add_device_model" in names
+    assert not any(name.startswith("test_") for name in names) and "query_device_model" in names
     assert (no_resource, no_prompt) == (-32002, -32602)
 
 

@@ -30,6 +30,7 @@ def test_chat_reads_a_resource_and_sends_a_prompt(tmp_path, fake_llm, device_ser
         "/resources\n/read devicedb://models/CPH2223\n/prompts\n/prompt check_device_model model=CPH2223\n"
     )
     done = run_main(
+        "--yes",  # the person sends the prompts as their messages
         cwd=tmp_path,
         env=clean_env(LLM_BASE_URL=fake_llm.url, ADD_MODEL_URL=env["ADD_MODEL_URL"], LLM_STREAM="false"),
         stdin=lines,
@@ -51,7 +52,9 @@ def test_chat_reads_a_resource_and_sends_a_prompt(tmp_path, fake_llm, device_ser
 
 def test_text_of_a_resource_or_a_prompt_cannot_ground_a_write(tmp_path, fake_llm, device_service):
     """Only what the person typed grounds a value: a code read from a resource, or written by a prompt
-    template, is refused as an argument of a write (the person's own prompt arguments still count)."""
+    template, is refused as an argument of a write. The person's own prompt argument does ground it, but
+    the write was decided after a resource entered the conversation: it waits for the person's yes,
+    which `--yes` does not give."""
     device_service.store.add({"model": "CPH2223", "marketName": "OPPO Find N6", "createdBy": "t"}, None, "")
     env = {"ADD_MODEL_URL": f"{device_service.url}/api/models", "AUDIT_LOG": str(tmp_path / "mcp.jsonl")}
     args = ["-m", "tools.mcp_server", "--with-fixtures", "tests.mcp_untyped_prompt"]
@@ -70,6 +73,7 @@ def test_text_of_a_resource_or_a_prompt_cannot_ground_a_write(tmp_path, fake_llm
         "/prompt add_device_model model=V2145\n"
     )
     done = run_main(
+        "--yes",  # the person sends the prompts as their messages
         cwd=tmp_path,
         env=clean_env(LLM_BASE_URL=fake_llm.url, ADD_MODEL_URL=env["ADD_MODEL_URL"], LLM_STREAM="false"),
         stdin=lines,
@@ -82,7 +86,9 @@ def test_text_of_a_resource_or_a_prompt_cannot_ground_a_write(tmp_path, fake_llm
         for m in r["messages"][-1:]
         if m["role"] == "tool"
     ]
-    assert [r["ok"] for r in results] == [False, False, True]
+    assert [r["ok"] for r in results] == [False, False, False]
     assert "model='CPH2223': not in the user's messages" in results[0]["error"]
     assert "model='XZ9999': not in the user's messages" in results[1]["error"]
-    assert device_service.store.get("XZ9999") is None and device_service.store.get("V2145") is not None
+    assert results[2]["error"] == "the person refused to run 'add_device_model'; do not retry it"
+    assert "decided after reading untrusted text" in done.stderr + done.stdout
+    assert device_service.store.get("XZ9999") is None and device_service.store.get("V2145") is None

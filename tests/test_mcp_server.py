@@ -91,7 +91,12 @@ def test_logging_progress_change_notifications_and_unknown_tool(tmp_path, device
 
     async def scenario():
         async with open_client(
-            tmp_path, device_service, "http", logging_callback=on_log, message_handler=on_message
+            tmp_path,
+            device_service,
+            "http",
+            logging_callback=on_log,
+            message_handler=on_message,
+            elicitation_callback=approving,  # the person approves the add it is shown
         ) as client:
             await client.set_logging_level("info")
             added = await client.call_tool(
@@ -143,7 +148,11 @@ def test_delete_is_confirmed_by_the_persons_answer(tmp_path, device_service, ans
         assert device_service.store.get("CPH2223") is not None
 
 
-def test_a_client_that_cannot_ask_its_person_is_not_offered_delete(tmp_path, device_service):
+async def approving(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+    return types.ElicitResult(action="accept", content={})
+
+
+def test_a_client_that_cannot_ask_its_person_is_offered_no_write(tmp_path, device_service):
     async def scenario():
         async with open_client(tmp_path, device_service, "stdio") as client:
             names = [t.name for t in (await client.list_tools()).tools]
@@ -152,7 +161,8 @@ def test_a_client_that_cannot_ask_its_person_is_not_offered_delete(tmp_path, dev
             return names, refused.value
 
     names, refused = run(scenario)
-    assert "delete_device_model" not in names and "add_device_model" in names
+    assert "delete_device_model" not in names and "add_device_model" not in names
+    assert "query_device_model" in names
     assert refused.code == -32602
 
 

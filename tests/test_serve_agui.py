@@ -107,18 +107,18 @@ def test_a_delete_is_an_interrupt_and_runs_when_the_client_resumes_with_approval
 
 
 def test_a_cancelled_interrupt_refuses_the_call(agent):
-    agent.llm.add(tool_calls(call("add_device_model", {"model": "PGTAN10"}, "a1")), text("Added."))
-    agui_run(agent, "alice", run_input("t-keep", "r1", UserMessage(id="u1", content="add PGT-AN10")))
-    agent.llm.add(tool_calls(call("delete_device_model", {"model": "PGTAN10"}, "d1")))
+    agent.llm.add(tool_calls(call("add_device_model", {"model": "PHA120"}, "a1")), text("Added."))
+    agui_run(agent, "alice", run_input("t-keep", "r1", UserMessage(id="u1", content="add PHA120")))
+    agent.llm.add(tool_calls(call("delete_device_model", {"model": "PHA120"}, "d1")))
     paused = agui_run(
-        agent, "alice", run_input("t-keep", "r2", UserMessage(id="u2", content="delete PGT-AN10"))
+        agent, "alice", run_input("t-keep", "r2", UserMessage(id="u2", content="delete PHA120"))
     )
     agent.llm.add(text("Kept it."))
     cancel = ResumeEntry(interrupt_id=paused[-1].outcome.interrupts[0].id, status="cancelled")
     resumed = agui_run(agent, "alice", run_input("t-keep", "r3", resume=[cancel]))
     [result] = [e for e in resumed if isinstance(e, ToolCallResultEvent)]
     assert json.loads(result.content)["error"].startswith("the person refused")
-    assert ("PGTAN10", "alice") in devices(agent.database)
+    assert ("PHA120", "alice") in devices(agent.database)
 
 
 def test_a_thread_is_its_users_and_a_retried_run_is_answered_once(agent):

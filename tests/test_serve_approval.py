@@ -133,3 +133,16 @@ def test_a_user_without_delete_model_is_refused_without_being_asked(agent):
     assert answer.model_extra["pending_approval"] is None
     assert "lacks 'delete_model'" in answer.model_extra["agent_tool_calls"][0]["result"]["error"]
     assert ("CPH2201", "bob") in devices(agent.database)
+
+
+def test_a_write_decided_after_reading_a_tools_output_waits_for_approval_too(agent):
+    """The provenance rule over HTTP: once the model has read untrusted text, a write waits for the person."""
+    listing = call("list_device_models", {}, "l1")
+    agent.llm.add(tool_calls(listing), tool_calls(call("add_device_model", {"model": "CPH2399"}, "a1")))
+    asked = say(agent, "bob", "list the models, then add CPH2399")
+    assert asked.model_extra["pending_approval"]["arguments"] == {"model": "CPH2399", "createdBy": "bob"}
+    assert "CPH2399" not in [model for model, _ in devices(agent.database)]
+    agent.llm.add(text("Added CPH2399."))
+    done = say(agent, "bob", "yes", asked.model_extra["conversation_id"])
+    assert done.choices[0].message.content == "Added CPH2399."
+    assert ("CPH2399", "bob") in devices(agent.database)

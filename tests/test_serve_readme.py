@@ -59,5 +59,9 @@ def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
         env = clean_env(AGENT_KEY=os.environ["AGENT_KEY"])
         done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)
         answer = json.loads(done.stdout)
-        assert answer["choices"][0]["message"] == {"role": "assistant", "content": "No models yet.", "refusal": None}
+        assert answer["choices"][0]["message"] == {
+            "role": "assistant",
+            "content": "No models yet.",
+            "refusal": None,
+        }
         assert answer["conversation_id"].startswith("conv_") and answer["agent_tool_calls"] == []

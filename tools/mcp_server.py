@@ -15,6 +15,7 @@ import argparse
 import sys
 import uuid
 from contextlib import ExitStack
+from dataclasses import replace
 
 from agent.config import Settings
 from agent.guards import safe
@@ -49,8 +50,9 @@ def main() -> int:
             service = DeviceService(device_service_url(settings, stack))
             tools = [*default_tools(service), *extras.tools]
             host = build_host(settings, stack, tools, Front(confirm_through_elicitation), model=False)
-            # who calls through this server: the signed-in user of this machine, as in the chat
-            caller = host.context(settings.agent_user, run_id=f"mcp-{uuid.uuid4().hex[:8]}")
+            # who calls through this server: the signed-in user (AGENT_USER, as the chat tells a server it
+            # starts), whose model's reading is unknown here: every write is confirmed by the person
+            caller = replace(host.context(settings.agent_user, f"mcp-{uuid.uuid4().hex[:8]}"), untrusted=None)
             resources = Resources(DeviceModels(service), extras.resources)
             prompts = Prompts({**TASKS, **extras.prompts})
             server = build_server("tool-use-agent", INSTRUCTIONS, host.registry, caller, resources, prompts)

@@ -171,9 +171,14 @@ def _prompt(session: Session, rest: str) -> None:
     if session.mcp is None or not words:
         raise UsageError("usage: /prompt <name> key=value ... (with MCP servers configured)")
     arguments = dict(word.split("=", 1) for word in words[1:] if "=" in word)
-    text = session.mcp.prompt(words[0], arguments)
-    say(f"(prompt {words[0]})\n{text}")
-    session.turn(text, typed=" ".join(arguments.values()))  # the server wrote the rest
+    messages = session.mcp.prompt(words[0], arguments)
+    for role, text in messages:
+        say(f"(prompt {words[0]}, {role})\n{text}")
+    asked = "\n\n".join(text for role, text in messages if role == "user")  # the rest is not the person's
+    if not asked or not session.ui.ask(f"send the prompt {words[0]!r} as your message"):
+        say("(not sent)")
+        return
+    session.turn(asked, typed=" ".join(arguments.values()))  # the person typed the arguments, not the rest
 
 
 COMMANDS: dict[str, Callable[[Session, str], None]] = {

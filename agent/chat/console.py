@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,7 +18,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from agent.guards import safe
-from agent.mcp.elicitation import Answer, fields_of, parse_value, unattended
+from agent.mcp.elicitation import Answer, fields_of, parse_value
 
 MESSAGES = {
     "zh": {
@@ -27,6 +28,8 @@ MESSAGES = {
         "thinking": "思考中…",
         "cancelled": "（已取消本轮）",
         "allow": "允许吗",
+        "host": "本程序",
+        "untrusted": "注意：这个调用是模型读了不可信的内容（工具结果、资源等）之后决定的，未必是你要的。",
         "ok": "成功",
         "failed": "失败",
     },
@@ -37,6 +40,9 @@ MESSAGES = {
         "thinking": "thinking…",
         "cancelled": "(turn cancelled)",
         "allow": "Allow",
+        "host": "host",
+        "untrusted": "Note: the model decided this call after reading untrusted text (tool output, "
+        "resources); it may not be what you asked for.",
         "ok": "ok",
         "failed": "failed",
     },
@@ -54,8 +60,9 @@ class Console(Protocol):
 
     def say(self, text: str) -> None: ...
 
-    def ask(self, what: str) -> bool:
-        """The person's yes or no to `what` (a call to confirm, new MCP tools to allow)."""
+    def ask(self, what: str, after_untrusted: bool = False) -> bool:
+        """The person's yes or no to `what` (a call to confirm, new MCP tools to allow); `after_untrusted`:
+        the model decided it after reading untrusted text, so it may not be what the person asked for."""
         ...
 
     def elicit(self, server: str, request: Any) -> Answer:
@@ -101,6 +108,7 @@ class RichConsole:
         self._live: Live | None = None
         self._status: Any = None
         self._streamed = ""
+        self._asking = threading.RLock()  # one question at a time: a server's form never takes an answer
 
     def read(self) -> str:
         """The next line typed; Ctrl-C clears the line (KeyboardInterrupt), Ctrl-D ends (EOFError)."""
@@ -109,16 +117,27 @@ class RichConsole:
     def say(self, text: str) -> None:
         self.console.print(Text(safe(text)))
 
-    def ask(self, what: str) -> bool:
-        self._stop()
-        try:
-            answer = self._prompt.prompt(f"  ⚠ {safe(what)} — {self.words['allow']}? [y/N] ")
-        except (EOFError, KeyboardInterrupt):
-            return False  # no answer is a no
-        return answer.strip().lower() in ("y", "yes")
+    def ask(self, what: str, after_untrusted: bool = False) -> bool:
+        """The host's own question, marked as the host's: a server's text never reaches this line."""
+        with self._asking:
+            self._stop()
+            if after_untrusted:
+                self.console.print(Text(f"  {self.words['untrusted']}", style="yellow"))
+            try:
+                answer = self._prompt.prompt(
+                    f"  ⚠ [{self.words['host']}] {safe(what)} — {self.words['allow']}? [y/N] "
+                )
+            except (EOFError, KeyboardInterrupt):
+                return False  # no answer is a no
+            return answer.strip().lower() in ("y", "yes")
 
     def elicit(self, server: str, request: Any) -> Answer:
-        """An MCP server's question (`elicitation/create`), asked field by field; Ctrl-C or Ctrl-D cancel."""
+        """An MCP server's question (`elicitation/create`), asked field by field, each line naming the
+        server, after any question of the host's is answered; Ctrl-C or Ctrl-D cancel."""
+        with self._asking:
+            return self._elicit(server, request)
+
+    def _elicit(self, server: str, request: Any) -> Answer:
         self._stop()
         self.console.print(Panel(Text(safe(request.message)), title=Text(f"❓ MCP server {safe(server)}")))
         try:
@@ -127,18 +146,18 @@ class RichConsole:
                 return ("accept", {}) if self.ask("Open this page") else ("decline", None)
             content = {}
             for field in fields_of(dict(request.requested_schema)):
-                value = self._ask_field(field)
+                value = self._ask_field(server, field)
                 if value is not None:
                     content[field.name] = value
             return ("accept", content) if self.ask(f"Send {content} to {server}") else ("decline", None)
         except (EOFError, KeyboardInterrupt):
             return "cancel", None
 
-    def _ask_field(self, field: Any) -> Any:
+    def _ask_field(self, server: str, field: Any) -> Any:
         default = "" if field.default is None else f", {field.default}"
         hint = f" [{'/'.join(field.choices) or field.kind}{default}]"
         for _ in range(5):
-            typed = self._prompt.prompt(f"  {safe(field.label)}{safe(hint)}: ").strip()
+            typed = self._prompt.prompt(f"  ❓ {safe(server)}: {safe(field.label)}{safe(hint)}: ").strip()
             if not typed:
                 if field.default is not None or not field.required:
                     return field.default
@@ -213,13 +232,12 @@ class PlainConsole:
 
     def __init__(self, out: Any, yes: bool) -> None:
         self.out, self.yes = out, yes
-        self._unattended = unattended(yes)
 
     def elicit(self, server: str, request: Any) -> Answer:
-        action, content = self._unattended(server, request)
-        verdict = "accepted with its defaults (--yes)" if action == "accept" else "declined (no one to ask)"
-        self.say(f"  ❓ MCP server {server!r} asks: {request.message}: {verdict}")
-        return action, content
+        """A server's question is declined: nobody is here to answer it, and --yes speaks for the person
+        only about what they asked for, never to a server."""
+        self.say(f"  ❓ MCP server {server!r} asks: {request.message}: declined (no one to ask)")
+        return "decline", None
 
     def read(self) -> str:
         return input("")
@@ -227,7 +245,11 @@ class PlainConsole:
     def say(self, text: str) -> None:
         print(safe(text), file=self.out, flush=True)
 
-    def ask(self, what: str) -> bool:
+    def ask(self, what: str, after_untrusted: bool = False) -> bool:
+        """--yes approves what the person asked for; never a call decided after reading untrusted text."""
+        if after_untrusted:
+            self.say(f"  ⚠ {what}: refused (decided after reading untrusted text; approve it in the chat)")
+            return False
         verdict = "approved by --yes" if self.yes else "refused (needs confirmation; use --yes)"
         self.say(f"  ⚠ {what}: {verdict}")
         return self.yes

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
@@ -80,9 +79,17 @@ class Person:
 class McpConnection:
     """One server. `request(fn)` runs `await fn(client)` on the portal's loop, within the timeout."""
 
-    def __init__(self, config: ServerConfig, portal: BlockingPortal, log_dir: Path, person: Person) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        portal: BlockingPortal,
+        log_dir: Path,
+        person: Person,
+        identity: dict[str, str] | None = None,
+    ) -> None:
         self.config = config
         self.person = person
+        self.identity = identity or {}  # told to a command server: the person it runs for, nothing secret
         self._portal = portal
         self._log_dir = log_dir
         self._context: Any = None
@@ -172,7 +179,9 @@ class McpConnection:
             return streamable_http_client(self.config.url, http_client=http)
         self._log_dir.mkdir(parents=True, exist_ok=True)
         errlog = (self._log_dir / f"mcp-{self.config.name}.log").open("a", encoding="utf-8")
-        env = {**os.environ, **self.config.env} if self.config.env else None
+        # never this process's environment (keys, database passwords): the SDK's safe defaults, who the
+        # person is, and what the entry itself sets
+        env = {**self.identity, **(self.config.env or {})}
         params = StdioServerParameters(
             command=self.config.command or "", args=list(self.config.args), env=env, cwd=self.config.cwd
         )

@@ -1,17 +1,14 @@
-"""MCP tools as FunctionTools: `<server>__<tool>` in the same registry, under the same rules as local tools.
+"""McpToolset: the tools of every configured MCP server in the same registry as local tools, each in a
+definition the person approved; and the servers' resources and prompts, for the chat's commands.
 
-Policy from annotations, as the spec asks (annotations from untrusted servers are untrusted): from a
-server marked `"trusted": true`, read-only tools run freely and the others need confirmation unless
-they say `destructiveHint: false`; from any other server every tool needs confirmation unless the
-config's `"allow"` names it. New or changed tools never reach the model before the person approves.
+At start-up and whenever a server announces a change, its tools are listed. A tool reaches the model
+only in a definition the person approved (`approvals.py`); a trusted server's tools are approved as
+first seen; anything new or changed waits, and the person is shown what changed. Resources and prompt
+texts come back capped: they are data for the person to read, never words the person typed.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
-import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -21,94 +18,17 @@ from typing import Any
 import mcp_types as types
 from anyio.from_thread import start_blocking_portal
 from mcp.shared.exceptions import MCPError
+from mcp.shared.uri_template import UriTemplate
 
+from agent.guards import TRUNCATION_MARK
+from agent.mcp.approvals import Approvals, Definition, what_changed
 from agent.mcp.client import McpConnection, Person, ServerConfig
-from agent.tools import FunctionTool, ToolRegistry
-from agent.types import McpUnavailable, ToolContext, ToolError, UsageError
+from agent.mcp.tool import McpTool, describe
+from agent.tools import ToolRegistry
+from agent.types import McpUnavailable, UsageError
 
-MAX_NAME, MAX_DESCRIPTION = 64, 1024
-Approve = Callable[[str, list[str]], bool]  # (server, new tool names) -> may the model use them?
-
-
-def exposed_name(server: str, tool: str) -> str:
-    """`<server>__<tool>` in the characters providers accept; shortened deterministically past 64."""
-    name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{server}__{tool}")
-    if len(name) <= MAX_NAME and name == f"{server}__{tool}":
-        return name
-    digest = hashlib.sha256(f"{server}__{tool}".encode()).hexdigest()[:8]
-    return f"{name[: MAX_NAME - 9]}_{digest}"
-
-
-def needs_confirmation(config: ServerConfig, tool: types.Tool) -> bool:
-    if tool.name in config.allow:
-        return False
-    if not config.trusted:
-        return True
-    hints = tool.annotations
-    return not (hints and (hints.read_only_hint or hints.destructive_hint is False))
-
-
-def result_data(result: types.CallToolResult) -> Any:
-    """Text and structured content for the model; images, audio and blobs described, not dumped."""
-    parts = [_describe(block) for block in result.content]
-    if result.structured_content is not None:
-        return {"content": parts, "structuredContent": result.structured_content}
-    return parts[0] if len(parts) == 1 else parts
-
-
-def _describe(block: Any) -> str:
-    if isinstance(block, types.TextContent):
-        return block.text
-    if isinstance(block, (types.ImageContent, types.AudioContent)):
-        return f"[{block.type}: {block.mime_type}, about {len(block.data) * 3 // 4} bytes, not shown]"
-    if isinstance(block, types.EmbeddedResource):
-        inner = block.resource
-        if isinstance(inner, types.TextResourceContents):
-            return inner.text
-        return f"[resource {inner.uri}: {inner.mime_type or 'binary'}, not shown]"
-    if isinstance(block, types.ResourceLink):
-        return f"[resource link {block.uri}]"
-    return f"[{getattr(block, 'type', 'unknown')} content, not shown]"
-
-
-class McpTool(FunctionTool):
-    def __init__(self, connection: McpConnection, tool: types.Tool) -> None:
-        self.connection = connection
-        self.remote = tool
-        self.name = exposed_name(connection.config.name, tool.name)
-        description = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", tool.description or "")[:MAX_DESCRIPTION]
-        self.description = f"[MCP server {connection.config.name}] {description}"
-        self.parameters = dict(tool.input_schema or {"type": "object"})
-        self._confirm = needs_confirmation(connection.config, tool)
-
-    @property
-    def needs_confirmation(self) -> bool:
-        """From the server's trust, its annotations and the config's "allow" list (see the module)."""
-        return self._confirm
-
-    def call(self, ctx: ToolContext, input: str) -> str:
-        args = json.loads(input)
-        if ctx.seconds_left(self.connection.config.timeout) <= 0:
-            raise ToolError("the turn's deadline has passed; the tool was not called", retryable=False)
-        try:
-            # the connection's clock bounds the call, and stops while the person answers the server
-            result = self.connection.request(
-                lambda c: c.call_tool(self.remote.name, args, read_timeout_seconds=math.inf),
-                timeout=ctx.seconds_left(self.connection.config.timeout),
-            )
-        except McpUnavailable as e:
-            raise ToolError(
-                f"{e}; it will be restarted on next use. The call was not repeated: it may or "
-                "may not have taken effect",
-                retryable=True,
-            ) from None
-        except MCPError as e:
-            raise ToolError(
-                f"MCP server {self.connection.config.name!r} refused: {e}", retryable=False
-            ) from None
-        if result.is_error:
-            raise ToolError(str(result_data(result)), retryable=True)
-        return json.dumps(result_data(result), ensure_ascii=False)
+Approve = Callable[[str, list[str]], bool]  # (server, what it offers: new or changed tools) -> use them?
+MAX_READ = 16 * 1024  # characters of a resource or a prompt brought into the conversation
 
 
 class McpToolset:
@@ -121,29 +41,32 @@ class McpToolset:
         log_dir: Path,
         report: Callable[[str], None],
         person: Person | None = None,
+        identity: dict[str, str] | None = None,
     ) -> None:
         self.registry, self.report, self._log_dir = registry, report, log_dir
         self.person = person or Person()
+        self.identity = identity or {}  # what a command server is told of the person it runs for
+        self.approvals = Approvals(log_dir / "mcp-approved.json")
         self._servers = servers
         self._stack = ExitStack()
         self.connections: dict[str, McpConnection] = {}
         self.tools: dict[str, McpTool] = {}
+        self._waiting: dict[str, list[McpTool]] = {}  # server -> tools not approved yet
 
     def __enter__(self) -> McpToolset:
         portal = self._stack.enter_context(start_blocking_portal())
         self._stack.callback(self._close_all)
         self.connections = {
-            s.name: McpConnection(s, portal, self._log_dir, self.person) for s in self._servers
+            s.name: McpConnection(s, portal, self._log_dir, self.person, self.identity) for s in self._servers
         }
         try:
             with ThreadPoolExecutor(max(1, len(self.connections))) as pool:  # slow servers start side by side
-                listed = list(pool.map(self._list_tools, self.connections.values()))
+                listed = list(pool.map(self._listed, self.connections.values()))
         except BaseException:  # Ctrl-C while servers start: stop them and the portal, then go on stopping
             self._stack.close()
             raise
         for connection, tools in zip(self.connections.values(), listed, strict=True):
-            for tool in tools or []:
-                self._add(McpTool(connection, tool))
+            self._offer(connection, tools or [])
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -153,12 +76,32 @@ class McpToolset:
         for connection in self.connections.values():
             connection.close()
 
-    def _list_tools(self, connection: McpConnection) -> list[types.Tool] | None:
+    def _listed(self, connection: McpConnection) -> list[McpTool] | None:
+        """The server's tools now (None when it cannot be asked); one that cannot be used is reported."""
         try:
-            return list(connection.request(lambda c: c.list_tools(cache_mode="refresh")).tools)
+            listed = list(connection.request(lambda c: c.list_tools(cache_mode="refresh")).tools)
         except (McpUnavailable, MCPError) as e:
             self.report(f"MCP server {connection.config.name!r} skipped: {e}")
             return None
+        tools = []
+        for remote in listed:
+            try:
+                tools.append(McpTool(connection, remote))
+            except ValueError as e:
+                self.report(f"MCP tool {remote.name!r} of {connection.config.name!r} skipped: {e}")
+        return tools
+
+    def _offer(self, connection: McpConnection, tools: list[McpTool]) -> None:
+        """Register what the person approved (and a trusted server's first sight); the rest waits."""
+        server, waiting = connection.config.name, []
+        for tool in tools:
+            seen = self.approvals.seen(server, tool.name)
+            if seen == definition(tool) or (seen is None and connection.config.trusted):
+                self.approvals.approve(server, {tool.name: definition(tool)})
+                self._add(tool)
+            else:
+                waiting.append(tool)
+        self._waiting[server] = waiting
 
     def _add(self, tool: McpTool) -> None:
         existing = self.registry.get(tool.name)
@@ -173,30 +116,34 @@ class McpToolset:
             self.report(f"MCP tool {tool.name!r} skipped: {str(e).splitlines()[0][:120]}")
 
     def sync(self, approve: Approve) -> None:
-        """Apply announced tool-list changes: removed tools go; new or changed ones wait for approval."""
+        """Before a turn: apply announced changes (removed tools go, changed ones are withdrawn) and ask
+        the person about what waits for approval, showing what is new and what changed."""
         for connection in self.connections.values():
-            if not connection.tools_changed:
-                continue
-            connection.tools_changed = False
-            listed = self._list_tools(connection)
-            if listed is None:  # could not list now: keep what we have, try again before the next turn
-                connection.tools_changed = True
-                continue
-            current = {t.name: t for t in self.tools.values() if t.connection is connection}
-            fresh = {tool.name: tool for tool in (McpTool(connection, t) for t in listed)}
-            for name in current.keys() - fresh.keys():
-                self.registry.unregister(name)
-                del self.tools[name]
-            changed = [
-                t for n, t in fresh.items() if n not in current or _definition(t) != _definition(current[n])
-            ]
-            for tool in changed:
-                if tool.name in current:  # a changed definition is withdrawn until approved again
-                    self.registry.unregister(tool.name)
-                    del self.tools[tool.name]
-            if changed and approve(connection.config.name, [t.name for t in changed]):
-                for tool in changed:
-                    self._add(tool)
+            if connection.tools_changed:
+                connection.tools_changed = False
+                self._relist(connection)
+            self._ask_about(connection, approve)
+
+    def _relist(self, connection: McpConnection) -> None:
+        listed = self._listed(connection)
+        if listed is None:  # could not list now: keep what we have, try again before the next turn
+            connection.tools_changed = True
+            return
+        for name in [n for n, t in self.tools.items() if t.connection is connection]:
+            self.registry.unregister(name)
+            del self.tools[name]
+        self._offer(connection, listed)
+
+    def _ask_about(self, connection: McpConnection, approve: Approve) -> None:
+        server = connection.config.name
+        waiting = self._waiting.pop(server, [])
+        if not waiting:
+            return
+        lines = [what_changed(t.name, self.approvals.seen(server, t.name), definition(t)) for t in waiting]
+        if approve(server, lines):
+            self.approvals.approve(server, {t.name: definition(t) for t in waiting})
+            for tool in waiting:
+                self._add(tool)
 
     # --- resources and prompts: for the person, through chat commands ----------------------------
 
@@ -214,24 +161,27 @@ class McpToolset:
         return [(name, p) for name, c in self.connections.items() for p in self._page(c, "list_prompts")]
 
     def read(self, uri: str) -> str:
-        server = next((name for name, r in self.resources() if str(r.uri) == uri), None)
-        server = server or next(
-            (name for name, t in self.templates() if uri.startswith(t.uri_template.split("{")[0])), None
-        )
-        if server is None:
-            raise UsageError(f"no MCP server lists the resource {uri!r} or a template it fits")
-        result = self._ask(server, lambda c: c.read_resource(uri))
-        return "\n".join(
+        """The text of the resource at `uri`, from the one server that lists it or whose template fits it."""
+        servers = [name for name, r in self.resources() if str(r.uri) == uri] or [
+            name for name, t in self.templates() if UriTemplate.parse(t.uri_template).match(uri) is not None
+        ]
+        if len(set(servers)) != 1:
+            found = f"servers {', '.join(sorted(set(servers)))} all fit it" if servers else "none lists it"
+            raise UsageError(f"cannot tell which MCP server has the resource {uri!r}: {found}")
+        result = self._ask(servers[0], lambda c: c.read_resource(uri))
+        text = "\n".join(
             getattr(part, "text", None) or f"[{part.mime_type or 'binary'}, not shown]"
             for part in result.contents
         )
+        return capped(text)
 
-    def prompt(self, name: str, arguments: dict[str, str]) -> str:
-        server = next((s for s, p in self.prompts() if p.name == name), None)
-        if server is None:
-            raise UsageError(f"no MCP server offers the prompt {name!r}")
-        result = self._ask(server, lambda c: c.get_prompt(name, arguments))
-        return "\n\n".join(_describe(m.content) for m in result.messages)
+    def prompt(self, name: str, arguments: dict[str, str]) -> list[tuple[str, str]]:
+        """The prompt's messages, (role, text) each, from the one server that offers it."""
+        servers = [s for s, p in self.prompts() if p.name == name]
+        if len(servers) != 1:
+            raise UsageError(f"{len(servers) or 'no'} MCP servers offer the prompt {name!r}")
+        result = self._ask(servers[0], lambda c: c.get_prompt(name, arguments))
+        return [(str(m.role), capped(describe(m.content))) for m in result.messages]
 
     def _page(self, connection: McpConnection, method: str, field: str = "") -> list[Any]:
         try:
@@ -248,5 +198,17 @@ class McpToolset:
             raise UsageError(f"MCP server {server!r} refused: {e}") from None
 
 
-def _definition(tool: McpTool) -> tuple[str, str, bool]:
-    return tool.description, json.dumps(tool.parameters, sort_keys=True), tool.needs_confirmation
+def definition(tool: McpTool) -> Definition:
+    """What the person approves of a tool: what the model is told, and what a call may do."""
+    return {
+        "description": tool.description,
+        "parameters": tool.parameters,
+        "effect": tool.effect,
+        "confirmed": tool.needs_confirmation,
+    }
+
+
+def capped(text: str) -> str:
+    if len(text) <= MAX_READ:
+        return text
+    return text[:MAX_READ] + TRUNCATION_MARK.format(n=len(text) - MAX_READ)

@@ -2,9 +2,9 @@
 confirm raises AwaitingApproval), the answer asks them about that exact call, and their next message —
 yes or no, or an AG-UI resume — approves or refuses it, within APPROVAL_SECONDS.
 
-An approval is bound to the tool and its exact arguments, and is used once: `confirm` agrees only to the
-call it names, and only while the turn that resumes it runs (a context variable of that thread, as the
-MCP server's confirmation finds its request).
+An approval is bound to the call, its tool and its exact arguments, and is used once: `confirm` agrees
+only to the call it names, and only while the turn that resumes it runs (a context variable of that
+thread, as the MCP server's confirmation finds its request).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from agent.guards import folded, safe
-from agent.types import AwaitingApproval
+from agent.guards import safe
+from agent.provenance import folded
+from agent.types import AwaitingApproval, ToolContext
 
 APPROVAL_SECONDS = 600.0
 YES = {
@@ -123,11 +124,15 @@ def answered(approval: Approval | None, approved: bool) -> Iterator[None]:
         _grant.reset(token)
 
 
-def confirm(name: str, arguments: dict[str, Any]) -> bool:
+def confirm(name: str, arguments: dict[str, Any], ctx: ToolContext) -> bool:
     """The registry's confirm over HTTP: the person's answer to exactly this call, once; else the turn
     stops here and the person is asked (AwaitingApproval)."""
-    grant = _grant.get()
-    if grant and not grant.used and (grant.approval.name, grant.approval.arguments) == (name, arguments):
+    grant, call = _grant.get(), (ctx.call_id, name, arguments)
+    if (
+        grant
+        and not grant.used
+        and (grant.approval.call_id, grant.approval.name, grant.approval.arguments) == call
+    ):
         grant.used = True
         return grant.approved
     raise AwaitingApproval(name, arguments)

@@ -2,10 +2,12 @@
 through elicitation, and a resources/list_changed notification when a call changed resources.
 
 The tutorial's second MCP capability, Tools. Every call goes through the same ToolRegistry as in the chat
-(validation, permissions, identity from the host, audit). A tool that needs the person's confirmation
-(e.g. `delete_device_model`) is offered only to clients that can ask their person (elicitation), and each
-run is confirmed that way first; to other clients it does not exist. While it runs, a tool reaches the
-client through its `ctx.channel` (`channel.py`). A tool says which resources its runs change (`changes`).
+(validation, provenance, permissions, identity from the host, audit). What a remote client's model read
+before it called is unknown, so every write (e.g. `add_device_model`, `delete_device_model`) is
+confirmed by the client's person through elicitation, shown the exact call; such tools are offered only
+to clients that can ask their person, and to other clients they do not exist. While it runs, a tool
+reaches the client through its `ctx.channel` (`channel.py`). A tool says which resources its runs
+change (`changes`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def tool_annotations(tool: FunctionTool) -> types.ToolAnnotations:
     )
 
 
-def confirm_through_elicitation(name: str, args: dict[str, Any]) -> bool:
+def confirm_through_elicitation(name: str, args: dict[str, Any], call: ToolContext) -> bool:
     """The registry's `confirm`, run in a worker thread: ask the client's person, on the server's loop."""
     ctx = _request.get(None)
     return ctx is not None and run_on_loop(_ask_person, ctx, name, args)
@@ -65,7 +67,13 @@ class ToolHandlers:
         self._levels: dict[str, str] = {}  # connection (HTTP session id; "" for stdio) -> minimum level
 
     def offered(self, ctx: Request) -> list[FunctionTool]:
-        return [t for t in self.registry.tools() if not t.needs_confirmation or can_ask_person(ctx)]
+        """Every tool to a client that can ask its person; to any other, only what runs without asking: a
+        read that stays here (the caller's reading is unknown, so the rest is confirmed every time)."""
+        if can_ask_person(ctx):
+            return self.registry.tools()
+        return [
+            t for t in self.registry.tools() if t.effect == "read" and not (t.outward or t.needs_confirmation)
+        ]
 
     async def list_tools(self, ctx: Request, params: object) -> types.ListToolsResult:
         return types.ListToolsResult(

@@ -18,14 +18,15 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agent.guards import said_by_person
 from agent.llm.tool_calls import split_calls
 from agent.memory import this_turn, typed_by_person
 from agent.models.embedded.routing import Plan, Router
+from agent.provenance import said_by_person
 from agent.types import ApiFunctionCall, ApiToolCall
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 _CJK_END = re.compile(r"[。！？]$")
+_CJK_START = re.compile(r"[\u3400-\u9fff]")
 _FACT = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")  # a number, or a code: what only a tool may state
 
 
@@ -71,8 +72,13 @@ def kept_true(text: str, typed: tuple[str, ...]) -> str:
     """The whole sentences of `text`, each once, without those stating a number or code not in `typed`."""
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
     cut = text[: ends[-1]] if ends else text
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*", cut) if s.strip()]
+    parts = re.split(r"(?<=[。！？])\s*|(?<=[.!?])(?!\d)\s*", cut)
+    sentences = [s.strip() for s in parts if re.search(r"[A-Za-z\u3400-\u9fff]", s)]
     kept = [
         s for s in dict.fromkeys(sentences) if all(said_by_person(fact, typed) for fact in _FACT.findall(s))
     ]
-    return ("" if any(_CJK_END.search(s) for s in kept) else " ").join(kept)
+    joined = ""
+    for sentence in kept:  # Chinese sentences follow each other directly; others after a space
+        gap = "" if not joined or (_CJK_END.search(joined) and _CJK_START.match(sentence)) else " "
+        joined += gap + sentence
+    return joined
