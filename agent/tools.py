@@ -185,7 +185,8 @@ class ToolRegistry:
         ungrounded = grounding_error(args, tool.grounded, ctx, tool.canonical)
         if ungrounded:
             return "not_grounded", fail(ungrounded, retryable=True), extra
-        verdict = provenance(tool.effect, tool.outward, tool.from_results, args, ctx)
+        chosen = {k: v for k, v in args.items() if k not in tool.injected}  # the host's values are no data
+        verdict = provenance(tool.effect, tool.outward, tool.from_results, chosen, ctx)
         if verdict not in (RUN, CONFIRM):
             return "taken_from_untrusted_data", fail(verdict, retryable=False), extra
         denied = permission_error(tool.permission, ctx)

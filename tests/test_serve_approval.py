@@ -136,7 +136,9 @@ def test_a_user_without_delete_model_is_refused_without_being_asked(agent):
 
 
 def test_a_write_decided_after_reading_a_tools_output_waits_for_approval_too(agent):
-    """The provenance rule over HTTP: once the model has read untrusted text, a write waits for the person."""
+    """The provenance rule over HTTP: once the model has read untrusted text, a write waits for the person
+    (the user's own name in that text, a model's `createdBy`, is no reason to refuse: the host injects it)."""
+    added(agent, "bob", "CPH2398")
     listing = call("list_device_models", {}, "l1")
     agent.llm.add(tool_calls(listing), tool_calls(call("add_device_model", {"model": "CPH2399"}, "a1")))
     asked = say(agent, "bob", "list the models, then add CPH2399")
