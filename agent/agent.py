@@ -169,7 +169,8 @@ class ChatAgent:
             done, seconds = (
                 (Executed(self.registry.refuse(ctx, call, refusal), False), 0.0) if refusal else next(results)
             )
-            envelope = done.envelope if refusal else guard.record(name, done.envelope)
+            # a tool that fails again and again is withdrawn; the host's own refusals are not its failures
+            envelope = guard.record(name, done.envelope) if done.ran else done.envelope
             self.memory.add(tool_message(call, envelope, by_host=not done.ran))
             if self.on_tool_result:
                 self.on_tool_result(call, envelope, seconds)
