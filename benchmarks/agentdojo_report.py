@@ -12,8 +12,8 @@ ARMS = ("off", "on")
 # Published figures, for an agent with a real model (ours is scripted: see the README). Neither paper was
 # read here in full; where each number comes from is said in the README.
 PUBLISHED = [
-    ("AgentDojo paper: GPT-4o, no defense (v1, 629 cases)", "69.0%", "50.0%", "57.7%"),
-    ("CaMeL paper: CaMeL (the same model undefended: 84%)", "77%", "", "≈0%"),
+    ("AgentDojo paper: GPT-4o, no defense (v1, 629 pairs)", "69.0%", "50.0%", "57.7%"),
+    ("CaMeL paper: CaMeL, its best model (undefended: 84%)", "77%", "–", "near 0"),
 ]
 
 
