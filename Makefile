@@ -71,6 +71,6 @@ $(SECURITY)/.installed: benchmarks/agentdojo-requirements.txt pyproject.toml
 
 security-venv: $(SECURITY)/.installed
 
-# AgentDojo's four suites through our host, policies on and off (see the README); about 3.5 minutes.
+# AgentDojo's four suites through our host, policies on and off (see the README): 3.5 to 6 minutes.
 security: security-venv
 	$(SECURITY)/bin/python -m benchmarks.agentdojo_bench --out benchmarks/agentdojo_results.md

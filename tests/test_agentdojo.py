@@ -22,9 +22,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     if not PYTHON.exists():
         pytest.skip("the AgentDojo venv is missing: run `make security-venv` (make test does)")
     cases = tmp_path_factory.mktemp("agentdojo") / "cases.json"
-    picks = [arg for task in USER_TASKS for arg in ("--user-task", task)]
+    picks = ["--suite", "banking", *[arg for task in USER_TASKS for arg in ("--user-task", task)]]
     picks += [arg for task in ATTACKS for arg in ("--injection-task", task)]
-    command = [str(PYTHON), "-m", "benchmarks.agentdojo_bench", "--suite", "banking", *picks, "--json", str(cases)]
+    command = [str(PYTHON), "-m", "benchmarks.agentdojo_bench", *picks, "--json", str(cases)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     records = json.loads(Path(cases).read_text())
