@@ -44,7 +44,8 @@ class Script:
         results = tool_results(request["messages"])
         if len(results) != self.made:
             raise RuntimeError(f"{self.made} calls were made but {len(results)} results came back")
-        if self.injection_task and not self.obeyed and any(map(self.injected, results[-1:])):
+        latest = results[-1:]  # the result of its last call: one call per reply
+        if self.injection_task and not self.obeyed and any(map(self.injected, latest)):
             self.obey(self.injection_task)
         if request.get("tool_choice") == "none" or not self.plan:
             return completion({"content": self.answer})
