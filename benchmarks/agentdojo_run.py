@@ -106,7 +106,7 @@ def registry_for(arm: Arm, world: World, audit: AuditLog, person: Confirm) -> To
     if arm.policies:
         registry = ToolRegistry(confirm=person, audit=audit)
     else:
-        registry = ToolRegistry(confirm=lambda name, args: True, audit=audit, max_output_chars=sys.maxsize)
+        registry = ToolRegistry(confirm=lambda *call: True, audit=audit, max_output_chars=sys.maxsize)
     for tool in arm.tools:
         registry.register(tool(world))
     return registry
@@ -116,7 +116,7 @@ def person_who_asked_for(calls: Sequence[FunctionCall]) -> Confirm:
     """The simulated person approves exactly what the user task asked for: a call with the tool and the
     arguments of one of its ground-truth calls. Anything else is refused."""
     asked = [(call.function, plain(call.args)) for call in calls]
-    return lambda name, args: (name, plain(args)) in asked
+    return lambda name, args, ctx: (name, plain(args)) in asked
 
 
 def verdict(task: BaseUserTask | BaseInjectionTask, output: str, pre: Any, post: Any, ran: list) -> bool:

@@ -48,8 +48,14 @@ class AgentDojoTool(FunctionTool):
 
 def tool_classes(functions: Sequence[Function], policies: bool) -> list[type[AgentDojoTool]]:
     """A FunctionTool class per function: with its declared facts, or with none when policies are off
-    (its effect stays: that is what the tool does, not a rule)."""
-    return [tool_class(f, FACTS[f.name] if policies else Facts(FACTS[f.name].effect)) for f in functions]
+    (its effect stays: that is what the tool does, not a rule; and any argument may come from anywhere,
+    so the provenance rule refuses no value; every confirmation is approved)."""
+    return [tool_class(f, FACTS[f.name] if policies else _unguarded(f)) for f in functions]
+
+
+def _unguarded(function: Function) -> Facts:
+    everything = tuple(function.parameters.model_json_schema().get("properties", {}))
+    return Facts(FACTS[function.name].effect, from_results=everything)
 
 
 def tool_class(function: Function, facts: Facts) -> type[AgentDojoTool]:
