@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench postgres fuzz conformance eval
+.PHONY: install run test lint bench postgres fuzz conformance eval security security-venv
 
 install: $(STAMP)
 
@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml
 run: install
 	$(PY) main.py
 
-test: install postgres
+# The AgentDojo test runs in the security venv (below), so make test installs it first.
+test: install postgres security-venv
 	$(PY) -m pytest
 
 # The PostgreSQL server binaries (initdb, pg_ctl) the device-service tests and benchmark start a
@@ -59,3 +60,18 @@ bench: install postgres $(PEERS)/.installed
 	$(PY) -m benchmarks.devicedb_bench
 	$(PY) -m benchmarks.serve_bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.local_model_bench
+
+SECURITY := benchmarks/.venv-agentdojo
+
+# AgentDojo imports every model SDK it supports, so it lives in a venv of its own with this project
+# installed into it too; the project's .venv never sees it.
+$(SECURITY)/.installed: benchmarks/agentdojo-requirements.txt pyproject.toml
+	test -x $(SECURITY)/bin/python || $(PYTHON) -m venv $(SECURITY)
+	$(SECURITY)/bin/python -m pip install --quiet -r benchmarks/agentdojo-requirements.txt -e .
+	touch $@
+
+security-venv: $(SECURITY)/.installed
+
+# AgentDojo's four suites through our host, policies on and off (see the README): 3.5 to 6 minutes.
+security: security-venv
+	$(SECURITY)/bin/python -m benchmarks.agentdojo_bench --out benchmarks/agentdojo_results.md

@@ -205,7 +205,8 @@ class ChatAgent:
             if isinstance(done, AwaitingApproval):
                 waiting.append(done)
                 continue
-            envelope = done.envelope if refusal else guard.record(call["name"] or "", done.envelope)
+            # a tool that fails again and again is withdrawn; the host's own refusals are not its failures
+            envelope = guard.record(call["name"] or "", done.envelope) if done.ran else done.envelope
             self.memory.add(tool_message(call, envelope, by_host=not done.ran))
             if self.on_tool_result:
                 self.on_tool_result(call, envelope, seconds)

@@ -132,10 +132,14 @@ def untrusted(tool_name: str, envelope: str) -> str:
     )
 
 
+HOST_MARK = "⚠"  # begins the host's own questions to the person; no other text may show it
+
+
 def safe(text: str) -> str:
     """Text for a person's screen: terminal escape sequences and control characters removed (newlines and
-    tabs kept). Everything from a model, a tool or a server passes through it before it is shown."""
-    return _ESCAPES.sub("", text)
+    tabs kept), and the host's own question mark replaced, so nothing can pass for the host asking.
+    Everything from a model, a tool or a server passes through it before it is shown."""
+    return _ESCAPES.sub("", text).replace(HOST_MARK, "!")
 
 
 def envelope_of(content: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Informational: start-up, one grammar-constrained decision, and tokens/s of the embedded SmolLM2-135M."""
+"""Informational: start-up, a planned tool turn, a chat reply, and tokens/s of the embedded SmolLM2-135M."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import statistics
 import time
 
 import requests
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import SystemMessage
 
 from agent.llm_wrapper import CustomLLMWrapper
-from agent.models.embedded.grammar import GrammarChatModel
+from agent.memory import person_message
+from agent.models.embedded.plugin import demo_plugin
 from agent.models.embedded.runtime import LocalModelServer, cores
 from agent.tools import ToolRegistry
 from tools import default_tools
@@ -20,18 +21,18 @@ STORY = [{"role": "user", "content": "Write a short story about a phone that lea
 def main() -> None:
     registry = ToolRegistry()
     for tool in default_tools("http://127.0.0.1:9/api/models"):
-        registry.register(tool)
+        if tool.effect != "destructive":
+            registry.register(tool)
     start = time.perf_counter()
     with LocalModelServer() as server:
         print(f"server start-up ({cores()} threads)      {time.perf_counter() - start:6.2f} s")
-        model = GrammarChatModel(
-            inner=CustomLLMWrapper(base_url=server.base_url, temperature=0), registry=registry
-        )
-        ask = [SystemMessage("You are a helpful assistant."), HumanMessage("把机型 CPH2223 添加到数据库")]
-        tools = [t for t in registry.langchain_tools() if t["function"]["name"] == "add_device_model"]
-        start = time.perf_counter()
-        call = model.bind_tools(tools).invoke(ask).tool_calls
-        print(f"first decision (a tool call)    {time.perf_counter() - start:6.2f} s   -> {call[0]['args']}")
+        parts = demo_plugin(CustomLLMWrapper(base_url=server.base_url, temperature=0))(registry)
+        model = parts.llm.bind_tools(registry.langchain_tools())
+        for said in ("把机型 CPH2223 添加到数据库", "Hello there!"):
+            start = time.perf_counter()
+            reply = model.invoke([SystemMessage("You are a helpful assistant."), person_message(said)])
+            shown = reply.tool_calls[0]["args"] if reply.tool_calls else reply.text[:60]
+            print(f"{said[:24]:24}        {time.perf_counter() - start:6.2f} s   -> {shown}")
         rates = []
         for _ in range(3):
             began = time.perf_counter()

@@ -295,7 +295,7 @@ def test_the_same_call_three_times_in_a_row_is_refused(fake_llm, tmp_path):
 
 
 def test_a_tool_failing_twice_is_withdrawn_for_the_turn(fake_llm, tmp_path):
-    agent = make_agent(fake_llm, tmp_path, Probe(answer=lambda a: 1 / 0), Other())
+    agent = make_agent(fake_llm, tmp_path, Looker(answer=lambda a: 1 / 0), Other())
     fake_llm.add(
         tool_calls(call("probe", {"x": 1}, "c1")),
         tool_calls(call("probe", {"x": 2}, "c2")),

@@ -140,7 +140,9 @@ def test_delete_is_confirmed_by_the_persons_answer(tmp_path, device_service, ans
         from agent.types import ToolContext
 
         result = json.loads(registry.execute_tool_call(ToolContext(user_id="alice"), call))
-    assert asked == [("ours", 'Run delete_device_model({"model": "CPH2223"})? It cannot be undone.')]
+    assert asked == [
+        ("ours", 'Allow delete_device_model({"model": "CPH2223"})? Nothing runs unless you accept.')
+    ]
     if answer == "accept":
         assert result["ok"] is True and device_service.store.get("CPH2223") is None
     else:

@@ -60,9 +60,11 @@ class Session:
     def sync_mcp(self) -> None:
         """Before a turn: tools an MCP server announced since the last one wait for the person's approval."""
         if self.mcp is not None:
-            self.mcp.sync(
-                lambda server, names: self.ui.ask(f"MCP server {server!r} offers new tools {names}")
-            )
+            self.mcp.sync(self._approve)
+
+    def _approve(self, server: str, offered: list[str]) -> bool:
+        """The person's yes to a server's new or changed tools: its words, never approved by --yes."""
+        return self.ui.ask(f"MCP server {server!r} offers {offered}", after_untrusted=True)
 
     def save(self) -> None:
         if self.store is not None:

@@ -17,7 +17,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from agent.guards import safe
+from agent.guards import HOST_MARK, safe
 from agent.mcp.elicitation import Answer, fields_of, parse_value
 
 MESSAGES = {
@@ -125,7 +125,7 @@ class RichConsole:
                 self.console.print(Text(f"  {self.words['untrusted']}", style="yellow"))
             try:
                 answer = self._prompt.prompt(
-                    f"  ⚠ [{self.words['host']}] {safe(what)} — {self.words['allow']}? [y/N] "
+                    f"  {HOST_MARK} [{self.words['host']}] {safe(what)} — {self.words['allow']}? [y/N] "
                 )
             except (EOFError, KeyboardInterrupt):
                 return False  # no answer is a no
@@ -248,11 +248,14 @@ class PlainConsole:
     def ask(self, what: str, after_untrusted: bool = False) -> bool:
         """--yes approves what the person asked for; never a call decided after reading untrusted text."""
         if after_untrusted:
-            self.say(f"  ⚠ {what}: refused (decided after reading untrusted text; approve it in the chat)")
+            self._host_says(what, "refused (decided after reading untrusted text; approve it in the chat)")
             return False
         verdict = "approved by --yes" if self.yes else "refused (needs confirmation; use --yes)"
-        self.say(f"  ⚠ {what}: {verdict}")
+        self._host_says(what, verdict)
         return self.yes
+
+    def _host_says(self, what: str, verdict: str) -> None:
+        print(f"  {HOST_MARK} {safe(what)}: {verdict}", file=self.out, flush=True)
 
     def begin_turn(self) -> None:
         pass

@@ -54,7 +54,7 @@ def confirm_through_elicitation(name: str, args: dict[str, Any], call: ToolConte
 
 
 async def _ask_person(ctx: Request, name: str, args: dict[str, Any]) -> bool:
-    question = f"Run {name}({json.dumps(args, ensure_ascii=False)})? It cannot be undone."
+    question = f"Allow {name}({json.dumps(args, ensure_ascii=False)})? Nothing runs unless you accept."
     answer = await ask_person(ctx, question, {"type": "object", "properties": {}})
     return answer.action == "accept"
 
