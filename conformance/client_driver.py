@@ -4,7 +4,8 @@
 scenario and runs this with its URL as the last argument, the scenario in MCP_CONFORMANCE_SCENARIO and
 credentials, when a scenario has some, in MCP_CONFORMANCE_CONTEXT. The person is scripted: questions
 are answered as with `--yes` (forms accepted with their defaults), and the "browser" that opens the
-authorization page follows its redirects to the client's own loopback callback.
+authorization page follows its redirects to the client's own loopback callback. The person approves
+the server's tools when asked, as at the chat's first turn.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def main() -> int:
     config = ServerConfig(name="conformance", url=url, timeout=20, oauth=oauth)
     registry, reports = ToolRegistry(confirm=lambda *call: True), []
     person = Person(ask=unattended(yes=True), open_url=browser)
-    with McpToolset([config], registry, data, reports.append, person):
+    with McpToolset([config], registry, data, reports.append, person) as toolset:
+        toolset.sync(lambda server, lines: True)  # the person approves what the server offers
         if reports:
             print("\n".join(reports), file=sys.stderr)
             return 1
