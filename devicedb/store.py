@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from devicedb import tracing
+
 IDEMPOTENCY_TTL = 24 * 3600.0
 PURGE_EVERY = 60.0
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -153,7 +155,10 @@ class DeviceStore:
 
     def migrate(self) -> None:
         """Apply the migrations this database has not seen, in order, while holding the migration lock."""
-        with self.migration_lock() as db:
+        with (
+            tracing.span("devicedb migrate"),
+            self.migration_lock() as db,
+        ):  # one trace, not one per statement
             db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
                 '"appliedAt" TEXT NOT NULL)'

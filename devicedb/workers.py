@@ -19,6 +19,7 @@ from pathlib import Path
 
 import uvicorn
 
+from devicedb import tracing
 from devicedb.app import create_app
 from devicedb.database import open_store
 from devicedb.processes import stop
@@ -26,6 +27,7 @@ from devicedb.server import free_port, listening_socket
 
 
 def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
+    tracing.start("devicedb")
     open_store(database).close()  # migrate once, and report a bad database here rather than in each worker
     sock = listening_socket(host, port)
     if workers == 1:
@@ -52,6 +54,7 @@ def _exit(*_: object) -> None:
 
 def run_worker(sock: socket.socket, database: str) -> None:
     """One worker: uvicorn serving the app, with its own store, on the shared listening socket."""
+    tracing.start("devicedb")  # a spawned worker exports its own spans
     config = uvicorn.Config(create_app(open_store(database)), log_level="info")
     uvicorn.Server(config).run(sockets=[sock])
 
