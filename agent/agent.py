@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
+from agent import tracing
 from agent.guards import DEFAULT_LIMITS, Limits, TurnGuard
 from agent.llm.tool_calls import normalize
 from agent.memory import MemoryManager, person_message, this_turn, tool_message, typed_by_person
@@ -79,6 +80,7 @@ class ChatAgent:
             self._threads.shutdown(wait=False, cancel_futures=True)
             self._threads = None
 
+    @tracing.invoke_agent
     def send_message(self, text: str, typed: str | None = None) -> str:
         """Run one user turn to its final answer. `typed`: what of `text` the person typed themselves,
         when a command wrote the rest (only the person's own words can ground a tool's values)."""
@@ -134,6 +136,7 @@ class ChatAgent:
         ]
         return [json.dumps(t, ensure_ascii=False) for t in untrusted]
 
+    @tracing.chat
     def _request(self, tools: list[dict[str, Any]], tool_choice: str, timeout: float) -> AIMessage:
         """One request through LangChain's standard interface, so any chat model can drive the loop:
         streamed when someone watches the text, else invoked. tool_choice "none" (last round, or
