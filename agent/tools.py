@@ -139,11 +139,11 @@ class ToolRegistry:
         """The arguments' schema as the model sees it: without what the host fills in."""
         return model_schema(tool.parameters, tool.injected)
 
-    @tracing.execute_tool
     def execute_tool_call(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> str:
         """Run one LangChain ToolCall (or InvalidToolCall) and return the envelope the model reads."""
         return self.execute(ctx, tool_call).envelope
 
+    @tracing.execute_tool
     def execute(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> Executed:
         """`execute_tool_call`, also saying whether the tool ran (its output is then data from outside
         this host; a refusal is the host's own words)."""

@@ -107,13 +107,14 @@ def chat(request: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any,
 
 
 def execute_tool(
-    run: Callable[Concatenate[Any, Any, Any, P], str],
-) -> Callable[Concatenate[Any, Any, Any, P], str]:
+    run: Callable[Concatenate[Any, Any, Any, P], R],
+) -> Callable[Concatenate[Any, Any, Any, P], R]:
     """`execute_tool {name}` around one tool call, `run(registry, ctx, tool_call, ...)` returning the
-    envelope: a failed envelope marks the span an error. The host's decision arrives with the audit line."""
+    envelope (or an Executed, which holds it): a failed envelope marks the span an error. The host's
+    decision arrives with the audit line (`audit_fields`)."""
 
     @functools.wraps(run)
-    def traced(registry: Any, ctx: Any, tool_call: Any, *args: P.args, **kwargs: P.kwargs) -> str:
+    def traced(registry: Any, ctx: Any, tool_call: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         tracer = _tracer_or_none()
         if tracer is None:
             return run(registry, ctx, tool_call, *args, **kwargs)
@@ -126,10 +127,12 @@ def execute_tool(
         }
         with _span(tracer, f"execute_tool {name}", "INTERNAL", attributes) as span:
             _content(span, "gen_ai.tool.call.arguments", tool_call.get("args"))
-            envelope = run(registry, ctx, tool_call, *args, **kwargs)
-            _content(span, "gen_ai.tool.call.result", json.loads(envelope))
-            _outcome(span, json.loads(envelope))
-            return envelope
+            done = run(registry, ctx, tool_call, *args, **kwargs)
+            raw: Any = getattr(done, "envelope", done)
+            envelope = json.loads(raw)
+            _content(span, "gen_ai.tool.call.result", envelope)
+            _outcome(span, envelope)
+            return done
 
     return traced
 

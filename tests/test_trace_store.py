@@ -17,7 +17,7 @@ from typing import Any
 from tests.conftest import ROOT, clean_env, run_main
 from tests.fake_llm import Reply, call, text, tool_calls
 
-ADD = "add_device_model"
+ADD, QUERY = "add_device_model", "query_device_model"
 SECRET = "sk-live1234567890abcdef"
 
 
@@ -198,21 +198,21 @@ def test_a_call_to_our_mcp_server_goes_on_in_its_process(tmp_path, fake_llm, tra
     (tmp_path / "mcp_servers.json").write_text(
         json.dumps({"mcpServers": {"ours": {**ours, "trusted": True}}})
     )
-    fake_llm.add(tool_calls(call(f"ours__{ADD}", {"model": "CPH2223"}, "call_1")), text("Added."))
-    done = traced_main(tmp_path, fake_llm, trace_store, "mcp", "Add model CPH2223 to the database")
+    fake_llm.add(tool_calls(call(f"ours__{QUERY}", {"keyword": "CPH2223"}, "call_1")), text("Not there."))
+    done = traced_main(tmp_path, fake_llm, trace_store, "mcp", "Is CPH2223 in the database?")
     assert done.returncode == 0, done.stderr
     [line] = audit(tmp_path)
     [served_line] = [json.loads(x) for x in (tmp_path / "server-audit.jsonl").read_text().splitlines()]
     assert served_line["trace_id"] == line["trace_id"]
     trace = Trace(trace_store.spans("mcp", line["trace_id"], at_least=10))
 
-    client = trace.one(f"MCP send tools/call {ADD}")
-    server = trace.one(f"tools/call {ADD}")
-    inner = trace.one(f"execute_tool {ADD}")
-    assert trace.parent(client) == f"execute_tool ours__{ADD}"
+    client = trace.one(f"MCP send tools/call {QUERY}")
+    server = trace.one(f"tools/call {QUERY}")
+    inner = trace.one(f"execute_tool {QUERY}")
+    assert trace.parent(client) == f"execute_tool ours__{QUERY}"
     assert (trace.parent(server), trace.parent(inner)) == (client["name"], server["name"])
     assert served_line["span_id"] == inner["context"]["span_id"]
-    assert trace.parent(trace.one("POST /api/models")) == "POST"
+    assert trace.parent(trace.one("GET /api/models")) == "GET"
     assert any(s["attributes"].get("db.system") == "sqlite" for s in trace.spans)
 
 

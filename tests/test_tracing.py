@@ -17,8 +17,8 @@ FLOOR = "langchain_core.language_models.chat_models, fastapi"
 
 
 def without_the_extra(run: str) -> list[str]:
-    """`python -c` running `run` as where the [tracing] extra is not installed: OpenTelemetry's API is (FastAPI
-    and the mcp SDK need it), its SDK, exporters and instrumentations are not."""
+    """`python -c` running `run` as where the [tracing] extra is not installed: OpenTelemetry's API is there
+    (FastAPI and the mcp SDK need it), its SDK, exporters and instrumentations are not."""
     missing = "; ".join(
         f"sys.modules['opentelemetry.{p}'] = None" for p in ("sdk", "exporter", "instrumentation")
     )
