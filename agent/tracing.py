@@ -40,10 +40,8 @@ def start(stack: ExitStack) -> None:
     from opentelemetry.instrumentation.requests import RequestsInstrumentor
     from opentelemetry.instrumentation.threading import ThreadingInstrumentor
 
-    for instrumentor in (
-        RequestsInstrumentor(),
-        ThreadingInstrumentor(),
-    ):  # HTTP spans; spans in tool threads
+    # a span per HTTP request, and the trace carried into the threads tools run in
+    for instrumentor in (RequestsInstrumentor(), ThreadingInstrumentor()):
         if not instrumentor.is_instrumented_by_opentelemetry:
             instrumentor.instrument()
     stack.callback(process_tracing.stop)
