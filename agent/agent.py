@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 
+from agent import tracing
 from agent.guards import DEFAULT_LIMITS, Limits, TurnGuard
 from agent.llm.tool_calls import normalize
 from agent.memory import MemoryManager, person_message, this_turn, tool_message, typed_by_person, unanswered
@@ -86,6 +87,7 @@ class ChatAgent:
             self._threads.shutdown(wait=False, cancel_futures=True)
             self._threads = None
 
+    @tracing.invoke_agent
     def send_message(self, text: str, typed: str | None = None, run_id: str | None = None) -> str:
         """Run one user turn to its final answer. `typed`: what of `text` the person typed themselves,
         when a command wrote the rest (only the person's own words can ground a tool's values). `run_id`:
@@ -93,6 +95,7 @@ class ChatAgent:
         self.memory.add(person_message(text, typed))
         return self._loop(*self._begin(run_id))
 
+    @tracing.invoke_agent
     def resume(self, run_id: str | None = None) -> str:
         """Go on with a turn that stopped (AwaitingApproval, or cut off): run its calls still unanswered —
         a confirmation is asked again, and the person has answered by now — then the loop. The turn's own
@@ -166,6 +169,7 @@ class ChatAgent:
         ]
         return [json.dumps(t, ensure_ascii=False) for t in untrusted]
 
+    @tracing.chat
     def _request(self, tools: list[dict[str, Any]], tool_choice: str, timeout: float) -> AIMessage:
         """One request through LangChain's standard interface, so any chat model can drive the loop:
         streamed when someone watches the text, else invoked. tool_choice "none" (last round, or

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,14 +44,20 @@ def redact(value: Any) -> Any:
     return value
 
 
+Context = Callable[[Mapping[str, Any]], dict[str, Any]]  # a line's fields -> fields to add to it
+
+
 class AuditLog:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, context: Context | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.context = context  # fields each line gets from where it is written: the trace's ids
         self._lock = threading.Lock()
 
     def record(self, **fields: Any) -> None:
-        line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **redact(fields)}
+        fields = redact(fields)
+        line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **fields}
+        line |= self.context(fields) if self.context else {}
         text = json.dumps(line, ensure_ascii=False, default=str) + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as f:
             f.write(text)

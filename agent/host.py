@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent import tracing
 from agent.agent import ChatAgent, ToolObserver
 from agent.audit import AuditLog
 from agent.config import Settings, load_permissions
@@ -94,7 +95,7 @@ def build_host(
     choice = choose_model(settings, stack) if model else None
     registry = ToolRegistry(
         confirm=front.confirm,
-        audit=AuditLog(settings.audit_log),
+        audit=AuditLog(settings.audit_log, context=tracing.audit_fields),  # each line: its span's ids
         confirm_effects=choice.confirm_effects if choice else frozenset(),
     )
     for tool in tools:

@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, NamedTuple
 
+from agent import tracing
 from agent.audit import AuditLog, redact_text
 from agent.guards import ArgumentsValidator, cap_envelope, inject_identity, model_schema, permission_error
 from agent.llm.tool_calls import parse_arguments
@@ -144,6 +145,7 @@ class ToolRegistry:
         """Run one LangChain ToolCall (or InvalidToolCall) and return the envelope the model reads."""
         return self.execute(ctx, tool_call).envelope
 
+    @tracing.execute_tool
     def execute(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> Executed:
         """`execute_tool_call`, also saying whether the tool ran (its output is then data from outside
         this host; a refusal is the host's own words)."""
@@ -159,6 +161,7 @@ class ToolRegistry:
         self._audit(ctx, tool_call, decision, envelope, time.monotonic() - started, **extra)
         return Executed(envelope, ran=decision == "ran")
 
+    @tracing.execute_tool
     def refuse(self, ctx: ToolContext, tool_call: Mapping[str, Any], reason: str) -> str:
         """Answer a call the loop will not run (limits), auditing it like any other attempt."""
         envelope = fail(reason, retryable=False)

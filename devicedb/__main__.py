@@ -8,6 +8,7 @@ import os
 import sqlite3
 
 from devicedb.postgres_store import PostgresUnreachable
+from devicedb.tracing import TracingUnavailable
 from devicedb.workers import serve_forever
 
 
@@ -25,7 +26,7 @@ def main() -> None:
     args = parser.parse_args()
     try:
         serve_forever(args.database_url or args.db, args.host, args.port, args.workers)
-    except (PostgresUnreachable, sqlite3.Error, OSError) as e:  # the configuration's fault: one line
+    except (PostgresUnreachable, TracingUnavailable, sqlite3.Error, OSError) as e:  # configuration: one line
         parser.exit(1, f"python -m devicedb: {e}\n")
 
 

@@ -18,6 +18,7 @@ from pydantic import AfterValidator
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
+from devicedb import tracing
 from devicedb.middleware import BodyGate, HeadAsGet
 from devicedb.responses import (
     ADD_RESPONSES,
@@ -103,6 +104,7 @@ def create_app(store: DeviceStore) -> FastAPI:
         items, total = store.search(q, code or q, limit, offset)
         return {"items": items, "total": total}
 
+    tracing.instrument(app)
     return app
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import uvicorn
 
+from devicedb import tracing
 from devicedb.app import create_app
 from devicedb.database import open_store
 
@@ -26,6 +27,7 @@ class BackgroundService:
     """
 
     def __init__(self, db_path: str | Path, port: int = 0, **store_options: Any) -> None:
+        tracing.start("devicedb")  # before the store connects (inside main.py the agent started it already)
         self.store = open_store(db_path, **store_options)
         self._sock = listening_socket("127.0.0.1", port)
         self.port = self._sock.getsockname()[1]

@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from devicedb import tracing
+
 
 class DatabaseUnavailable(Exception):
     """The database did not answer in time: it is down, unreachable, or refuses connections."""
@@ -61,7 +63,7 @@ class Database:
 
     def migrate(self, folder: Path, version_table: str = VERSIONS, adopt: Adopt | None = None) -> None:
         """Apply the migrations of `folder` this database has not seen, in order, under the migration lock."""
-        with self.migration_lock() as db:
+        with tracing.span(f"{self.backend} migrate"), self.migration_lock() as db:  # one trace in all
             db.execute(
                 f"CREATE TABLE IF NOT EXISTS {version_table} (version INTEGER PRIMARY KEY, "
                 'name TEXT NOT NULL, "appliedAt" TEXT NOT NULL)'

@@ -45,7 +45,7 @@ class SqliteDatabase(Database):
         with self._writer:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                yield conn
+                yield conn.cursor()  # a cursor's SQL makes spans when traced; conn.execute's does not
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
@@ -53,7 +53,7 @@ class SqliteDatabase(Database):
 
     @contextmanager
     def reading(self) -> Iterator[Cursor]:
-        yield self._connect()
+        yield self._connect().cursor()
 
     def close(self) -> None:
         for conn in self._opened:

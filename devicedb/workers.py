@@ -23,6 +23,7 @@ from pathlib import Path
 
 import uvicorn
 
+from devicedb import tracing
 from devicedb.app import create_app
 from devicedb.database import open_store
 from devicedb.processes import stop
@@ -32,6 +33,7 @@ QUICK_DEATH = 10.0  # seconds: a worker that dies sooner after its start counts 
 
 
 def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
+    tracing.start("devicedb")
     open_store(database).close()  # migrate once, and report a bad database here rather than in each worker
     sock = listening_socket(host, port)
     if workers == 1:
@@ -46,7 +48,7 @@ def supervise(
     crashed) is replaced, after `on_death(its pid)`; when they keep dying as they start, give up."""
     spawn = multiprocessing.get_context("spawn")
     started: dict[BaseProcess, float] = {}
-    signal.signal(signal.SIGTERM, _exit)
+    exit_on_sigterm()
     try:
         for _ in range(workers):
             _start(spawn.Process(target=target, args=args), started)
@@ -75,12 +77,20 @@ def _start(process: BaseProcess, started: dict[BaseProcess, float]) -> None:
     started[process] = time.monotonic()
 
 
+def exit_on_sigterm() -> None:
+    """SIGTERM exits this process as Ctrl-C's end does: `finally` blocks, exit stacks and atexit run (the
+    workers are stopped, the last spans exported). uvicorn, once shut down, raises the signal again."""
+    signal.signal(signal.SIGTERM, _exit)
+
+
 def _exit(*_: object) -> None:
-    raise SystemExit(0)  # SIGTERM: leave the wait above, and stop the workers on the way out
+    raise SystemExit(0)
 
 
 def run_worker(sock: socket.socket, database: str) -> None:
     """One worker: uvicorn serving the app, with its own store, on the shared listening socket."""
+    tracing.start("devicedb")  # a spawned worker exports its own spans
+    exit_on_sigterm()
     config = uvicorn.Config(create_app(open_store(database)), log_level="info")
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -1,7 +1,7 @@
 """Shared fixtures: the loopback fake LLM, the device service on a temporary SQLite file, the databases
-the device-service tests run on (SQLite and a throwaway Postgres), our MCP server over HTTP, a guard that
-fails any test trying to reach a host that is not loopback, and one that fails the run when a process
-a test started outlives the tests."""
+the device-service tests run on (SQLite and a throwaway Postgres), our MCP server over HTTP, a trace store
+(Phoenix), a guard that fails any test trying to reach a host that is not loopback, and one that fails
+the run when a process a test started outlives the tests."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from devicedb.processes import stop
 from devicedb.server import BackgroundService, free_port
 from tests.fake_llm import FakeLLM
 from tests.leftovers import ProcessWatch
+from tests.trace_store import Phoenix
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
@@ -112,6 +113,13 @@ def postgres():
     """One PostgreSQL cluster in a temporary directory for the whole run, started on first use."""
     with PostgresCluster() as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def trace_store():
+    """One Arize Phoenix for the whole run, started on first use (it takes 10-25 s), stopped at the end."""
+    with Phoenix() as phoenix:
+        yield phoenix
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -17,6 +17,7 @@ import uuid
 from contextlib import ExitStack
 from dataclasses import replace
 
+from agent import tracing
 from agent.config import Settings
 from agent.guards import safe
 from agent.host import Front, build_host
@@ -47,6 +48,7 @@ def main() -> int:
     try:
         extras = load_extras(args.with_fixtures)
         with ExitStack() as stack:
+            tracing.start(stack)  # when OTEL_EXPORTER_OTLP_ENDPOINT is set: a caller's trace goes on here
             service = DeviceService(device_service_url(settings, stack))
             tools = [*default_tools(service), *extras.tools]
             host = build_host(settings, stack, tools, Front(confirm_through_elicitation), model=False)

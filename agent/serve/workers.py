@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import uvicorn
 from fastapi import FastAPI
 
+from agent import tracing
 from agent.config import Settings
 from agent.host import Front, build_host
 from agent.serve import approvals
@@ -32,7 +33,7 @@ from agent.serve.service import Service
 from agent.serve.turns import Turns, worker_id
 from agent.tools import FunctionTool
 from devicedb.server import listening_socket
-from devicedb.workers import supervise
+from devicedb.workers import exit_on_sigterm, supervise
 
 THREADS = 64  # turns one worker runs at once (each waits on the model and the tools most of the time)
 ToolsFactory = Callable[[], Sequence[FunctionTool]]  # picklable: a worker process calls it for its tools
@@ -57,6 +58,7 @@ def serve(settings: Settings, shared: SharedParts, host: str, port: int, workers
         print(ONE_WORKER, file=sys.stderr, flush=True)
         workers = 1
     with ExitStack() as stack:
+        tracing.start(stack)  # when OTEL_EXPORTER_OTLP_ENDPOINT is set; before any database or service
         db = open_agent_database(settings)  # migrated once, here; a bad database is reported before workers
         stack.callback(db.close)
         plan = Plan(settings, shared(settings, stack))
@@ -71,6 +73,7 @@ def serve(settings: Settings, shared: SharedParts, host: str, port: int, workers
 
 def run_worker(sock: socket.socket, plan: Plan) -> None:
     """One worker: uvicorn serving the app on the shared socket."""
+    exit_on_sigterm()  # what the worker started stops, and its last spans leave
     with ExitStack() as stack:
         app = worker_app(plan, stack)
         config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=10)
@@ -80,6 +83,7 @@ def run_worker(sock: socket.socket, plan: Plan) -> None:
 def worker_app(plan: Plan, stack: ExitStack) -> FastAPI:
     """The app of one worker; what it started stops with `stack`."""
     settings = plan.settings
+    tracing.start(stack)  # a spawned worker exports its own spans
     front = Front(confirm=approvals.confirm, report=logging.getLogger("agent.serve").warning)
     host = build_host(settings, stack, plan.tools(), front)
     assert host.model is not None
@@ -90,4 +94,6 @@ def worker_app(plan: Plan, stack: ExitStack) -> FastAPI:
     threads = stack.enter_context(ThreadPoolExecutor(THREADS, thread_name_prefix="turn"))
     limits = ServeLimits.of(settings, host.model.limits.deadline_seconds)
     turns = Turns(host, ConversationStore(db), limits)
-    return create_app(Service(host, KeyStore(db), turns, limits, threads))
+    app = create_app(Service(host, KeyStore(db), turns, limits, threads))
+    tracing.serve(app)
+    return app

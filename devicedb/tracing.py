@@ -1,0 +1,96 @@
+"""The process's OpenTelemetry, when OTEL_EXPORTER_OTLP_ENDPOINT is set: one tracer provider that exports
+spans over OTLP/HTTP (configured by the standard OTEL_* variables), and the device service's work as
+spans — its HTTP requests (FastAPI, continuing the caller's W3C `traceparent`) and its SQL (sqlite3,
+psycopg). When the variable is unset, nothing here imports OpenTelemetry.
+
+`python -m devicedb` and each of its workers start it for themselves; inside `main.py` the agent starts
+it first (agent/tracing.py), and the embedded service shares that provider.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+_lock = threading.Lock()
+_provider: Any = None  # the SDK's TracerProvider, once started
+
+
+class TracingUnavailable(Exception):
+    """An OTLP endpoint is configured, but OpenTelemetry is not installed."""
+
+
+def enabled() -> bool:
+    """Is an OTLP endpoint configured (and the SDK not switched off by OTEL_SDK_DISABLED=true)?"""
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    return any(os.environ.get(name) for name in ENDPOINTS)
+
+
+def start(service_name: str) -> bool:
+    """Start the process-wide provider and the SQL instrumentation once, if tracing is enabled; the first
+    caller names the service (OTEL_SERVICE_NAME overrides it). Call it before the first database
+    connection: connections opened earlier make no spans. Returns whether tracing is on."""
+    global _provider
+    with _lock:
+        if _provider is None and enabled():
+            _provider = _new_provider(service_name)
+    return _provider is not None
+
+
+def _new_provider(service_name: str) -> Any:
+    try:
+        from opentelemetry import trace
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
+        from opentelemetry.instrumentation.sqlite3 import SQLite3Instrumentor
+        from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    except ImportError:
+        raise TracingUnavailable(
+            "OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK is not installed: install the"
+            " [tracing] extra (pip install -e '.[tracing]'), or unset the variable"
+        ) from None
+    provider = TracerProvider(resource=Resource.create({SERVICE_NAME: service_name}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # endpoint, headers: OTEL_*
+    trace.set_tracer_provider(provider)
+    SQLite3Instrumentor().instrument()
+    PsycopgInstrumentor().instrument()
+    return provider
+
+
+def instrument(app: FastAPI) -> None:
+    """A span for each request the app serves, once tracing is on (a no-op otherwise)."""
+    if _provider is None:
+        return
+    from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
+
+    # without the per-message spans of ASGI (receive, send): one span per request, and its SQL below it
+    FastAPIInstrumentor.instrument_app(app, exclude_spans=["receive", "send"])
+
+
+@contextmanager
+def span(name: str) -> Iterator[None]:
+    """A span of the service's own work, its SQL below it (a no-op while tracing is off)."""
+    if _provider is None:
+        yield
+        return
+    from opentelemetry import trace
+
+    with trace.get_tracer("devicedb").start_as_current_span(name):
+        yield
+
+
+def stop() -> None:
+    """Export the spans still waiting, and stop exporting (the SDK does it at exit too, if this is not
+    called)."""
+    if _provider is not None:
+        _provider.shutdown()
