@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: install run test lint bench postgres fuzz conformance eval security security-venv phoenix chromium \
-	trace-screenshot
+	trace-screenshot page-screenshots
 
 install: $(STAMP)
 
@@ -20,7 +20,7 @@ run: install
 	$(PY) main.py
 
 # The AgentDojo test runs in the security venv (below), so make test installs it first; the trace-store
-# test needs Phoenix and Chromium.
+# test needs Phoenix, and the trace's screenshot and the chat page's tests Chromium.
 test: install postgres security-venv phoenix chromium
 	$(PY) -m pytest
 
@@ -41,12 +41,19 @@ $(PHOENIX)/.installed: tests/phoenix-requirements.txt
 	$(PHOENIX)/bin/python -m pip install --quiet -r tests/phoenix-requirements.txt
 	touch $@
 
-# Debian's Chromium, headless, for the screenshot of a trace in the store's page; a no-op when installed.
+# Debian's Chromium, headless, for the chat page's tests (through Playwright, which never downloads a
+# browser) and the trace's screenshot, with fonts for Chinese and emoji; a no-op when installed.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || \
-		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+	@{ command -v chromium && fc-list :lang=zh family | grep -q . && fc-list | grep -qi emoji; } >/dev/null 2>&1 || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			chromium fonts-noto-cjk fonts-noto-color-emoji; }
 
 # The README's picture of a trace in Phoenix's page, taken by the trace-store test.
+# The README's pictures of the chat page (中文 and English, desktop and phone width), from its tests.
+page-screenshots: install chromium
+	mkdir -p tests/screenshots
+	PAGE_SCREENSHOTS=tests/screenshots $(PY) -m pytest -q tests/test_page.py -k screenshots
+
 trace-screenshot: install phoenix chromium
 	mkdir -p tests/screenshots
 	TRACE_SCREENSHOT=tests/screenshots/trace.png $(PY) -m pytest -q tests/test_trace_store.py -k one_trace

@@ -76,6 +76,7 @@ def test_a_run_streams_the_protocols_events_for_calls_results_and_text(agent):
     assert (
         isinstance(result, ToolCallResultEvent) and json.loads(result.content)["data"]["createdBy"] == "alice"
     )
+    assert isinstance(result.metadata["durationMs"], int)  # how long the call ran, for a page's card
     assert said(events) == "Added CPH2250."
     assert isinstance(events[-1], RunFinishedEvent) and events[-1].outcome.type == "success"
     assert ("CPH2250", "alice") in devices(agent.database)

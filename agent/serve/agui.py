@@ -111,8 +111,13 @@ class AguiEvents:
             yield ToolCallEndEvent(tool_call_id=event.id)
         elif isinstance(event, CallAnswered):
             message_id = f"msg_{uuid.uuid4().hex[:16]}"
+            took = None if event.seconds is None else {"durationMs": round(event.seconds * 1000)}
             yield ToolCallResultEvent(
-                message_id=message_id, tool_call_id=event.id, content=event.content(), role="tool"
+                message_id=message_id,
+                tool_call_id=event.id,
+                content=event.content(),
+                role="tool",
+                metadata=took,  # how long the call ran, for a page's card
             )
         elif isinstance(event, Finished | Failed):
             yield from self._close_text()

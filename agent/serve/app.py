@@ -1,5 +1,5 @@
-"""`create_app`: the served agent's FastAPI app — both faces (openai_face.py, agui.py) on one Service,
-behind the body gate, every error in OpenAI's error shape (errors.py)."""
+"""`create_app`: the served agent's FastAPI app — both faces (openai_face.py, agui.py) and the chat page
+(page.py) on one Service, behind the body gate, every error in OpenAI's error shape (errors.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from agent.serve import agui, openai_face
+from agent.serve import agui, openai_face, page
 from agent.serve.errors import NotFound, RequestError, answer, error_body
 from agent.serve.limits import BodyGate
 from agent.serve.service import Service
@@ -22,6 +22,7 @@ def create_app(service: Service) -> FastAPI:
     app.add_middleware(BodyGate, limits=service.limits)
     app.include_router(openai_face.router)
     app.include_router(agui.router)
+    app.include_router(page.router)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(AgentError, _error)  # the client's mistakes, and the turn's failures

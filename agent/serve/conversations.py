@@ -143,6 +143,27 @@ class ConversationStore:
         messages = messages_from_dict([json.loads(row["message"]) for row in rows])
         return [(row["run_id"], message) for row, message in zip(rows, messages, strict=True)]
 
+    def threads(self, user: str, limit: int = 100) -> list[Any]:
+        """The user's AG-UI threads, the latest first: id, thread id, when updated, state, first message."""
+        with self.db.reading() as db:
+            return db.execute(
+                "SELECT c.id, c.thread_id, c.updated_at, c.state, (SELECT m.message FROM messages m "
+                "WHERE m.conversation_id = c.id ORDER BY m.seq LIMIT 1) AS first FROM conversations c "
+                "WHERE c.user_id = ? AND c.thread_id IS NOT NULL ORDER BY c.updated_at DESC LIMIT ?",
+                (user, limit),
+            ).fetchall()
+
+    def owned(self, user: str, conversation_id: str) -> tuple[Any, Approval | None]:
+        """The user's conversation of that id (None: there is none of theirs), and the approval it waits
+        for, unless that has expired."""
+        with self.db.reading() as db:
+            row = db.execute(
+                "SELECT id, thread_id, state, pending FROM conversations WHERE id = ? AND user_id = ?",
+                (conversation_id, user),
+            ).fetchone()
+        pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
+        return row, pending if pending and pending.expires_at > self.clock() else None
+
     def finish(
         self, conversation: Conversation, owner: str, state: str, answer: str | None, pending: Approval | None
     ) -> None:

@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import AIMessage
+
 from agent.serve.approvals import Approval
 
 
@@ -32,12 +34,21 @@ class CallMade:
     name: str
     arguments: str  # JSON, as the model wrote it
 
+    @staticmethod
+    def all_of(reply: AIMessage) -> list[CallMade]:
+        """The calls of a model's reply, those whose arguments did not parse too."""
+        calls: list[tuple[Any, Any, Any]]
+        calls = [(c["id"], c["name"], json.dumps(c["args"], ensure_ascii=False)) for c in reply.tool_calls]
+        calls += [(c["id"], c["name"], c["args"]) for c in reply.invalid_tool_calls]
+        return [CallMade(call_id or "", name or "", arguments or "") for call_id, name, arguments in calls]
+
 
 @dataclass(frozen=True)
 class CallAnswered:
     id: str
     name: str
     envelope: dict[str, Any]  # {"ok": true, "data": ...} or {"ok": false, "error": ..., "retryable": ...}
+    seconds: float | None = None  # how long the call ran, when it ran in this turn
 
     def content(self) -> str:
         return json.dumps(self.envelope, ensure_ascii=False)

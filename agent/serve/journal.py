@@ -8,7 +8,6 @@ When the client has gone, the turn stops once the model's calls are stored and b
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
@@ -31,6 +30,7 @@ class Journal(MemoryManager):
         self.recording = False  # the host's system prompt and the stored history are not stored again
         self.streamed = False  # the reply under way was streamed as text already
         self.usage: Counter[str] = Counter()
+        self.seconds: dict[str, float] = {}  # call id -> how long it ran (the agent's on_tool_result)
 
     def load(self, messages: list[BaseMessage], store: bool = False) -> None:
         """Earlier messages: stored ones, or a new conversation's history from the client (`store`)."""
@@ -48,6 +48,10 @@ class Journal(MemoryManager):
         self.streamed = True
         self.bridge.put(Text(delta))
 
+    def tool_ran(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
+        """The agent's `on_tool_result`, just before the call's answer is added."""
+        self.seconds[str(call.get("id") or "")] = seconds
+
     def add(self, message: BaseMessage) -> None:
         super().add(message)
         if not self.recording:
@@ -57,7 +61,9 @@ class Journal(MemoryManager):
             self._reply(message)
         elif isinstance(message, ToolMessage):
             name = message.name or ""
-            self.bridge.put(CallAnswered(message.tool_call_id, name, envelope_of(str(message.content))))
+            seconds = self.seconds.pop(message.tool_call_id, None)
+            envelope = envelope_of(str(message.content))
+            self.bridge.put(CallAnswered(message.tool_call_id, name, envelope, seconds))
 
     def _store(self, message: BaseMessage) -> None:
         self.store.append(self.conversation, self.seq, message)
@@ -69,10 +75,8 @@ class Journal(MemoryManager):
         self.streamed = False
         usage: dict[str, Any] = dict(message.usage_metadata or {})
         self.usage.update({key: int(usage.get(key) or 0) for key in USAGE_KEYS})
-        calls: list[tuple[Any, Any, Any]]
-        calls = [(c["id"], c["name"], json.dumps(c["args"], ensure_ascii=False)) for c in message.tool_calls]
-        calls += [(c["id"], c["name"], c["args"]) for c in message.invalid_tool_calls]
-        for call_id, name, arguments in calls:
-            self.bridge.put(CallMade(call_id or "", name or "", arguments or ""))
+        calls = CallMade.all_of(message)
+        for call in calls:
+            self.bridge.put(call)
         if calls and self.bridge.gone.is_set():
             raise ClientGone("the client went away; the turn stopped before running its calls")

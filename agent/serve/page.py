@@ -1,0 +1,141 @@
+"""The chat page: `GET /` and its files (agent/serve/static/, package data) under a Content-Security-Policy
+that runs only this origin's scripts and no HTML sink, and what the page reads besides the AG-UI stream —
+the signed-in person's conversations (`GET /conversations`) and one of them as the page shows it
+(`GET /conversations/{id}`; another person's is a 404), behind the same Bearer key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from starlette.concurrency import run_in_threadpool
+
+from agent.guards import envelope_of, safe
+from agent.serve.conversations import ConversationStore
+from agent.serve.errors import NotFound
+from agent.serve.events import CallMade
+from agent.serve.service import service, signed_in
+
+STATIC = Path(__file__).parent / "static"
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+CSP = "; ".join(
+    [
+        "default-src 'none'",
+        "script-src 'self'",  # no inline script, no eval, no other origin
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",  # a form that JavaScript did not handle sends nothing anywhere
+        "frame-ancestors 'none'",
+        "require-trusted-types-for 'script'",  # innerHTML and its kin throw: text only
+        "trusted-types 'none'",
+    ]
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+TITLE_CHARS = 80
+router = APIRouter()
+
+
+@router.get("/", include_in_schema=False)
+async def page() -> FileResponse:
+    return _file("index.html")
+
+
+@router.get("/static/{name}", include_in_schema=False)
+async def static(name: str) -> FileResponse:
+    return _file(name)
+
+
+def _file(name: str) -> FileResponse:
+    path = STATIC / name
+    if "/" in name or path.suffix not in TYPES or not path.is_file():
+        raise NotFound(f"no such file: {name[:100]}")
+    return FileResponse(path, media_type=TYPES[path.suffix], headers=HEADERS)
+
+
+@router.get("/conversations")
+async def conversations(request: Request, user: Annotated[str, Depends(signed_in)]) -> dict[str, Any]:
+    """The person's AG-UI threads (the page's and any AG-UI client's), the latest first."""
+    rows = await run_in_threadpool(_store(request).threads, user)
+    listed = [
+        {
+            "id": row["id"],
+            "threadId": row["thread_id"],
+            "title": _title(row["first"]),
+            "updatedAt": row["updated_at"],
+            "state": row["state"],
+        }
+        for row in rows
+    ]
+    return {"user": user, "conversations": listed}
+
+
+@router.get("/conversations/{conversation_id}")
+async def conversation(
+    conversation_id: str, request: Request, user: Annotated[str, Depends(signed_in)]
+) -> dict[str, Any]:
+    """One conversation of the person's: its messages and tool calls, and the approval it waits for."""
+    store = _store(request)
+    found, pending = await run_in_threadpool(store.owned, user, conversation_id[:100])
+    if found is None:
+        raise NotFound(f"no conversation {conversation_id[:100]!r} of yours", param="conversation_id")
+    stored = await run_in_threadpool(store.messages, found["id"])
+    return {
+        "id": found["id"],
+        "threadId": found["thread_id"],
+        "state": found["state"],
+        "messages": transcript([message for _, message in stored]),
+        "pending": ({**pending.public(), "question": pending.question()} if pending else None),
+    }
+
+
+def _store(request: Request) -> ConversationStore:
+    return service(request).turns.store
+
+
+def _title(first: str | None) -> str:
+    message = json.loads(first) if first else {}
+    text = message.get("data", {}).get("content") if message.get("type") == "human" else None
+    return safe(text)[:TITLE_CHARS] if isinstance(text, str) else ""
+
+
+def transcript(messages: list[BaseMessage]) -> list[dict[str, Any]]:
+    """The history as the page shows it: the person's words, the answers, and a card per tool call
+    holding its result envelope (None: never answered)."""
+    shown: list[dict[str, Any]] = []
+    cards: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            shown.append({"role": "user", "text": safe(message.text)})
+        elif isinstance(message, AIMessage):
+            if message.text:
+                shown.append({"role": "assistant", "text": safe(message.text)})
+            for call in CallMade.all_of(message):
+                card = {"role": "tool", "id": call.id, "name": call.name, "arguments": call.arguments}
+                cards[call.id] = card | {"result": None}
+                shown.append(cards[call.id])
+        elif isinstance(message, ToolMessage) and message.tool_call_id in cards:
+            cards[message.tool_call_id]["result"] = _envelope(message.text)
+    return shown
+
+
+def _envelope(content: str) -> dict[str, Any]:
+    try:
+        return envelope_of(content)
+    except (ValueError, IndexError):  # a tool message that is not our delimited envelope
+        return {"ok": False, "error": safe(content)}

@@ -1,0 +1,334 @@
+"""The chat page of `main.py serve`, driven in Debian's headless Chromium through Playwright (which is
+pointed at that browser and never downloads one): sign in, the tutorial prompt's tool card and answer, a
+delete's approval (Refuse keeps the row, Approve removes it), model and tool output holding HTML that
+shows as text and runs nothing, two conversations, errors as a line, the keyboard alone, both languages.
+`PAGE_SCREENSHOTS=dir` keeps the pictures (`make page-screenshots` refreshes the README's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+
+import pytest
+import requests
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from devicedb.server import BackgroundService
+from tests.conftest import ROOT
+from tests.fake_llm import FakeLLM, call, streamed, text, tool_calls
+from tests.serve_support import ServedAgent, devices
+
+ADD, QUERY, DELETE = "add_device_model", "query_device_model", "delete_device_model"
+PERMISSIONS = {"default": ["add_model"], "users": {"alice": ["add_model", "delete_model"]}}
+PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
+HTML = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
+WAIT = 30_000  # ms: a loaded machine is slow, never wrong
+expect.set_options(timeout=WAIT)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.fail("chromium not found: run `make chromium`")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium, args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
+        )
+        yield browser
+        browser.close()
+
+
+class Site:
+    """The served agent for the page tests: a scripted LLM, the device service on its own SQLite file
+    (rows can be put in directly), alice may delete."""
+
+    def __init__(self, agent: ServedAgent, llm: FakeLLM, service: BackgroundService) -> None:
+        self.agent, self.llm, self.service = agent, llm, service
+        self.url, self.database = agent.url, agent.database  # the device service's file is beside it
+        self.keys = {user: agent.key(user) for user in ("alice", "bob")}
+
+    def add_row(self, code: str, market_name: str = "Test phone") -> None:
+        answer = requests.post(
+            f"{self.service.url}/api/models", json={"model": code, "marketName": market_name}, timeout=10
+        )
+        assert answer.status_code in (200, 201), answer.text
+
+    def codes(self) -> list[str]:
+        return [row[0] for row in devices(self.database)]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    tmp = tmp_path_factory.mktemp("page")
+    (tmp / "permissions.json").write_text(json.dumps(PERMISSIONS))
+    with (
+        FakeLLM() as llm,
+        BackgroundService(tmp / "devices.db") as service,
+        ServedAgent(
+            llm.url,
+            tmp,
+            str(tmp / "agent.db"),
+            ADD_MODEL_URL=f"{service.url}/api/models",
+            PERMISSIONS_FILE=str(tmp / "permissions.json"),
+            LLM_STREAM="1",
+        ) as agent,
+    ):
+        yield Site(agent, llm, service)
+
+
+@pytest.fixture
+def fresh(site: Site) -> Site:
+    site.llm.script.clear()
+    return site
+
+
+def open_page(browser: Browser, url: str, locale: str = "en-US", viewport: dict | None = None) -> Page:
+    context = browser.new_context(locale=locale, viewport=viewport or DESKTOP)
+    page = context.new_page()
+    page.set_default_timeout(WAIT)
+    page.goto(url)
+    return page
+
+
+def sign_in(page: Page, key: str) -> None:
+    page.locator("#key").fill(key)
+    page.locator("#key").press("Enter")
+    expect(page.locator("#chat")).to_be_visible()
+
+
+def say(page: Page, words: str) -> None:
+    page.locator("#message").fill(words)
+    page.locator("#message").press("Enter")
+
+
+def answers(page: Page):
+    return page.locator(".entry.answer")
+
+
+def test_sign_in_and_the_tutorial_prompt_give_a_tool_card_and_the_answer(browser, fresh):
+    fresh.llm.add(
+        streamed(tool_calls(call(ADD, {"model": "CPH2223"}, "call_add"))),
+        streamed(text("已把 **CPH2223** 添加到数据库。")),
+    )
+    page = open_page(browser, fresh.url, "zh-CN")
+    expect(page.locator("#signin h2")).to_have_text("登录")
+    sign_in(page, fresh.keys["bob"])
+    expect(page.locator("#who")).to_have_text("bob")
+    assert page.evaluate("sessionStorage.getItem('agent-key')") == fresh.keys["bob"]
+    assert fresh.keys["bob"] not in page.url
+
+    say(page, "帮我把机型 CPH2223 添加到数据库")
+    card = page.locator(".entry.tool")
+    expect(card.locator(".tool-name")).to_have_text(f"🔧 {ADD}")
+    expect(card.locator(".tool-status")).to_have_text("✓ 成功")
+    expect(card.locator(".tool-args")).to_contain_text('"model": "CPH2223"')
+    expect(card.locator(".tool-result")).to_contain_text("CPH2223")
+    expect(card.locator(".tool-time")).to_have_text(re.compile(r"^\d+ ms$"))
+    expect(answers(page).last.locator("strong")).to_have_text("CPH2223")
+    expect(answers(page).last).to_contain_text("已把 CPH2223 添加到数据库。")
+    assert "CPH2223" in fresh.codes()
+    page.context.close()
+
+
+def test_a_wrong_key_is_a_line_in_the_page(browser, fresh):
+    page = open_page(browser, fresh.url)
+    page.locator("#key").fill("sk-agent-not-a-key")
+    page.locator("#key").press("Enter")
+    expect(page.locator("#status")).to_contain_text("not accepted")
+    expect(page.locator("#signin")).to_be_visible()
+    page.context.close()
+
+
+def ask_delete(page: Page, site: Site, code: str, call_id: str, after: str) -> None:
+    site.llm.add(streamed(tool_calls(call(DELETE, {"model": code}, call_id))), streamed(text(after)))
+    say(page, f"delete model {code}")
+    approval = page.locator(".approval")
+    expect(approval).to_be_visible()
+    expect(approval.locator(".approval-call")).to_have_text(f'{DELETE}({{"model":"{code}"}})')
+    expect(page.locator(".tool-status").last).to_have_text("awaiting approval")
+
+
+def test_a_delete_runs_only_after_approve_and_refuse_keeps_the_row(browser, fresh):
+    fresh.add_row("RMX3085")
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["alice"])
+
+    ask_delete(page, fresh, "RMX3085", "call_del_1", "I did not delete RMX3085.")
+    assert "RMX3085" in fresh.codes()  # nothing runs before Approve
+    page.locator(".approval .refuse").click()
+    expect(answers(page).last).to_have_text("AgentI did not delete RMX3085.")
+    expect(page.locator(".decision")).to_have_text("You refused this call.")
+    assert "RMX3085" in fresh.codes()
+
+    ask_delete(page, fresh, "RMX3085", "call_del_2", "Deleted RMX3085.")
+    page.locator(".approval .approve").click()
+    expect(answers(page).last).to_contain_text("Deleted RMX3085.")
+    expect(page.locator(".entry.tool").last.locator(".tool-status")).to_have_text("✓ ok")
+    assert "RMX3085" not in fresh.codes()
+    page.context.close()
+
+
+def test_html_from_the_model_or_a_tool_shows_as_text_and_runs_nothing(browser, fresh):
+    fresh.add_row("PGT110", HTML[:100])
+    fresh.llm.add(
+        streamed(tool_calls(call(QUERY, {"keyword": "PGT110"}, "call_q"))),
+        streamed(text(f"Found it: {HTML}\n\n- `{HTML}`\n- [link](javascript:window.pwned=3)")),
+    )
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["bob"])
+    say(page, "Is PGT110 in the database?")
+    expect(page.locator(".entry.tool .tool-result")).to_contain_text(
+        '"<img src=x onerror=\\"window.pwned=1\\"><script>'
+    )
+    expect(answers(page).last).to_contain_text("<script>window.pwned=2</script>")
+    assert page.evaluate("window.pwned") is None  # no handler, no script ran
+    assert page.locator("#log img, #log script, #log a, #log iframe").count() == 0
+    csp = requests.get(fresh.url, timeout=10).headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    page.context.close()
+
+
+def test_a_second_conversation_then_back_to_the_first(browser, fresh):
+    fresh.llm.add(streamed(text("First answer.")), streamed(text("Second answer.")))
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["bob"])
+    say(page, "the first conversation")
+    expect(answers(page).last).to_contain_text("First answer.")
+    page.locator("#new").click()
+    expect(page.locator("#log .entry")).to_have_count(0)
+    say(page, "the second conversation")
+    expect(answers(page).last).to_contain_text("Second answer.")
+
+    threads = page.locator("#threads .thread")
+    expect(threads.first).to_contain_text("the second conversation")  # the latest first
+    page.locator("#threads .thread", has_text="the first conversation").click()
+    expect(page.locator("#log .entry.person")).to_have_text(["Youthe first conversation"])
+    expect(answers(page)).to_have_text(["AgentFirst answer."])
+    expect(page.locator("#threads .thread[aria-current=true]")).to_contain_text("the first conversation")
+
+    fresh.llm.add(streamed(text("Still the first.")))
+    say(page, "and more")  # continues the first conversation
+    expect(answers(page).last).to_contain_text("Still the first.")
+    assert fresh.llm.requests[-1]["messages"][1]["content"] == "the first conversation"
+    page.context.close()
+
+
+def test_the_keyboard_alone_signs_in_sends_and_approves(browser, fresh):
+    fresh.add_row("V2166A")
+    page = open_page(browser, fresh.url)
+    expect(page.locator("#key")).to_be_focused()
+    page.keyboard.type(fresh.keys["alice"])
+    page.keyboard.press("Enter")
+    expect(page.locator("#message")).to_be_focused()
+    fresh.llm.add(
+        streamed(tool_calls(call(DELETE, {"model": "V2166A"}, "call_kb"))), streamed(text("Deleted V2166A."))
+    )
+    page.keyboard.type("delete model V2166A")
+    page.keyboard.press("Enter")
+    expect(page.locator(".approval")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator(".approval .approve")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(answers(page).last).to_contain_text("Deleted V2166A.")
+    assert "V2166A" not in fresh.codes()
+    page.context.close()
+
+
+def test_the_language_follows_the_browser_and_the_switch(browser, fresh):
+    page = open_page(browser, fresh.url, "zh-CN")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
+    expect(page.locator("#signin button[type=submit]")).to_have_text("登录")
+    page.locator("#lang").click()
+    expect(page.locator("#signin button[type=submit]")).to_have_text("Sign in")
+    page.reload()  # the choice is kept
+    expect(page.locator("#signin button[type=submit]")).to_have_text("Sign in")
+    page.context.close()
+
+
+def test_a_model_that_fails_is_a_line_in_the_page(browser, fresh):
+    # the script is empty: the model's endpoint answers 500 to every request, retries included
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["bob"])
+    say(page, "hello")
+    expect(page.locator("#status")).to_contain_text("This turn failed")
+    expect(page.locator("#log .entry.person")).to_have_text(["Youhello"])
+    page.context.close()
+
+
+def test_conversations_are_their_owners_only(fresh):
+    """What the page reads besides the AG-UI stream, over plain HTTP: a key is needed, and another
+    person's conversation is not found."""
+    fresh.llm.add(streamed(text("Hi bob.")))
+    bob, alice = ({"Authorization": f"Bearer {fresh.keys[u]}"} for u in ("bob", "alice"))
+    run = {"threadId": "t-own", "runId": "r1", "state": {}, "tools": [], "context": [], "forwardedProps": {}}
+    run["messages"] = [{"id": "m1", "role": "user", "content": "hello from bob"}]
+    assert requests.post(f"{fresh.url}/agui", json=run, headers=bob, timeout=60).ok
+    listed = requests.get(f"{fresh.url}/conversations", headers=bob, timeout=10).json()["conversations"]
+    [mine] = [c for c in listed if c["threadId"] == "t-own"]
+    assert mine["title"] == "hello from bob"
+    shown = requests.get(f"{fresh.url}/conversations/{mine['id']}", headers=bob, timeout=10).json()
+    assert [m["role"] for m in shown["messages"]] == ["user", "assistant"]
+    get = lambda path, **kw: requests.get(f"{fresh.url}{path}", timeout=10, **kw)  # noqa: E731
+    assert get(f"/conversations/{mine['id']}", headers=alice).status_code == 404
+    assert get("/conversations").status_code == 401
+    assert get("/static/..%2Fpage.py").status_code == 404
+    assert get("/static/app.js").headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_rate_limits_and_a_server_gone_are_lines_in_the_page(browser, tmp_path):
+    """Its own served agent, allowing 2 turns a minute, stopped at the end."""
+    with (
+        FakeLLM(default=text("Fine.")) as llm,
+        ServedAgent(llm.url, tmp_path, str(tmp_path / "agent.db"), SERVE_REQUESTS_PER_MINUTE="2") as agent,
+    ):
+        page = open_page(browser, agent.url)
+        sign_in(page, agent.key("dave"))
+        for n in (1, 2):
+            say(page, f"message {n}")
+            expect(answers(page)).to_have_count(n)
+        say(page, "message 3")
+        expect(page.locator("#status")).to_contain_text("Too many requests")
+    say(page, "message 4")  # the server is gone
+    expect(page.locator("#status")).to_contain_text("Cannot reach the server")
+    expect(page.locator("#log .entry.person")).to_have_count(4)  # the page is all there
+    page.context.close()
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+@pytest.mark.parametrize("width", ["desktop", "phone"])
+def test_screenshots(browser, fresh, tmp_path, locale, width):
+    """The README's pictures: a turn with a tool card and an approval waiting, at both widths."""
+    fresh.add_row("PDEM10")
+    zh = locale == "zh-CN"
+    fresh.llm.add(
+        streamed(tool_calls(call(ADD, {"model": "CPH2237"}, "call_s1"))),
+        streamed(text("已添加 **CPH2237**。" if zh else "Added **CPH2237**.")),
+        streamed(tool_calls(call(DELETE, {"model": "PDEM10"}, "call_s2"))),
+    )
+    page = open_page(browser, fresh.url, locale, PHONE if width == "phone" else DESKTOP)
+    sign_in(page, fresh.keys["alice"])
+    say(page, "把机型 CPH2237 添加到数据库" if zh else "Add model CPH2237 to the database")
+    expect(answers(page).last).to_contain_text("CPH2237")
+    say(page, "删除机型 PDEM10" if zh else "Delete model PDEM10")
+    expect(page.locator(".approval")).to_be_visible()
+    width_of = page.evaluate("document.documentElement.scrollWidth")
+    assert width_of <= (PHONE if width == "phone" else DESKTOP)["width"]  # no sideways scrolling
+    path = tmp_path / f"page-{locale[:2]}-{width}.png"
+    page.screenshot(path=path)
+    if os.environ.get("PAGE_SCREENSHOTS"):
+        shutil.copyfile(path, ROOT / os.environ["PAGE_SCREENSHOTS"] / path.name)
+    page.locator(".approval .refuse").click()  # leave the row, and the conversation answered
+    page.context.close()
+
+
+def test_the_page_needs_nothing_from_another_origin():
+    """No CDN: every file the page loads is its own (fetch, import, src, href and url() name no other
+    origin), and no script is inline."""
+    elsewhere = re.compile(r"""(src|href|import|from|fetch\(|url\()\s*=?\s*["'(]?\s*(https?:)?//""")
+    for path in (ROOT / "agent" / "serve" / "static").iterdir():
+        assert not elsewhere.search(path.read_text()), path.name
+    assert "<script>" not in (ROOT / "agent" / "serve" / "static" / "index.html").read_text()
