@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from langchain_core.messages import HumanMessage
-
 from agent.audit import redact
 from agent.types import ConfigError
 from devicedb import tracing as process_tracing
@@ -72,7 +70,7 @@ def invoke_agent(turn: Callable[Concatenate[Any, P], str]) -> Callable[Concatena
             try:
                 answer = turn(agent, *args, **kwargs)
             finally:  # the person's message that began the turn, also when it failed
-                person = [m for m in agent.memory.history() if isinstance(m, HumanMessage)][-1:]
+                person = [m for m in agent.memory.history() if m.type == "human"][-1:]
                 said = [_message("user", _text(str(m.content))) for m in person]
                 _content(span, "gen_ai.input.messages", said)
             _content(span, "gen_ai.output.messages", [_message("assistant", _text(answer))])
