@@ -211,9 +211,9 @@ class ChatAgent:
                 continue
             # a tool that fails again and again is withdrawn; the host's own refusals are not its failures
             envelope = guard.record(call["name"] or "", done.envelope) if done.ran else done.envelope
+            self.memory.add(tool_message(call, envelope, by_host=not done.ran, seconds=seconds))
             if self.on_tool_result:
                 self.on_tool_result(call, envelope, seconds)
-            self.memory.add(tool_message(call, envelope, by_host=not done.ran))
         if waiting:
             raise waiting[0]
 

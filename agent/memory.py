@@ -19,6 +19,8 @@ from agent.guards import untrusted
 from agent.provenance import BY_HOST, TYPED
 from agent.types import fail
 
+DURATION_MS = "duration_ms"  # a tool message's response_metadata: how long the call ran
+
 
 class MemoryManager:
     def __init__(self, max_tokens: int = 6000) -> None:
@@ -91,13 +93,21 @@ def _cancelled(call: dict) -> ToolMessage:
     return tool_message(call, fail("cancelled", retryable=True), by_host=True)
 
 
-def tool_message(call: Mapping[str, Any], envelope: str, by_host: bool) -> ToolMessage:
+def tool_message(
+    call: Mapping[str, Any], envelope: str, by_host: bool, seconds: float | None = None
+) -> ToolMessage:
     """The `role: "tool"` message answering `call`: its envelope as delimited, untrusted data; `by_host`:
-    the host wrote it (a refusal, a cancellation), not the tool, so it is no data from outside."""
+    the host wrote it (a refusal, a cancellation), not the tool, so it is no data from outside. A call
+    that ran keeps how long it took (`response_metadata`, never sent to the model)."""
     name = call["name"] or ""
     extra = {BY_HOST: True} if by_host else {}
+    took = {DURATION_MS: round(seconds * 1000)} if seconds is not None and not by_host else {}
     return ToolMessage(
-        content=untrusted(name, envelope), tool_call_id=call["id"], name=name, additional_kwargs=extra
+        content=untrusted(name, envelope),
+        tool_call_id=call["id"],
+        name=name,
+        additional_kwargs=extra,
+        response_metadata=took,
     )
 
 

@@ -16,6 +16,8 @@ import pytest
 import requests
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from agent.serve.errors import NotFound
+from agent.serve.page import _file as page_file
 from devicedb.server import BackgroundService
 from tests.conftest import ROOT
 from tests.fake_llm import FakeLLM, call, streamed, text, tool_calls
@@ -86,12 +88,27 @@ def fresh(site: Site) -> Site:
     return site
 
 
+WATCH = """document.addEventListener("securitypolicyviolation",
+  (e) => (window.refused ||= []).push(e.violatedDirective))"""
+
+
 def open_page(browser: Browser, url: str, locale: str = "en-US", viewport: dict | None = None) -> Page:
+    """A new browser context on the page; `close(page)` checks that nothing went wrong in it."""
     context = browser.new_context(locale=locale, viewport=viewport or DESKTOP)
+    context.add_init_script(WATCH)  # what the Content-Security-Policy refused, if anything
     page = context.new_page()
     page.set_default_timeout(WAIT)
+    page.errors = []  # type: ignore[attr-defined]
+    page.on("pageerror", lambda error: page.errors.append(str(error)))  # type: ignore[attr-defined]
     page.goto(url)
     return page
+
+
+def close(page: Page) -> None:
+    """No script error and no policy violation in the page, then the context goes."""
+    refused, errors = page.evaluate("window.refused || []"), page.errors  # type: ignore[attr-defined]
+    page.context.close()
+    assert (refused, errors) == ([], [])
 
 
 def sign_in(page: Page, key: str) -> None:
@@ -131,7 +148,7 @@ def test_sign_in_and_the_tutorial_prompt_give_a_tool_card_and_the_answer(browser
     expect(answers(page).last.locator("strong")).to_have_text("CPH2223")
     expect(answers(page).last).to_contain_text("已把 CPH2223 添加到数据库。")
     assert "CPH2223" in fresh.codes()
-    page.context.close()
+    close(page)
 
 
 def test_a_wrong_key_is_a_line_in_the_page(browser, fresh):
@@ -140,7 +157,7 @@ def test_a_wrong_key_is_a_line_in_the_page(browser, fresh):
     page.locator("#key").press("Enter")
     expect(page.locator("#status")).to_contain_text("not accepted")
     expect(page.locator("#signin")).to_be_visible()
-    page.context.close()
+    close(page)
 
 
 def ask_delete(page: Page, site: Site, code: str, call_id: str, after: str) -> None:
@@ -169,7 +186,33 @@ def test_a_delete_runs_only_after_approve_and_refuse_keeps_the_row(browser, fres
     expect(answers(page).last).to_contain_text("Deleted RMX3085.")
     expect(page.locator(".entry.tool").last.locator(".tool-status")).to_have_text("✓ ok")
     assert "RMX3085" not in fresh.codes()
-    page.context.close()
+    close(page)
+
+
+def test_a_new_message_voids_the_open_question_and_a_stored_one_can_be_answered(browser, fresh):
+    """Another message while an approval waits: the call is not run (the server cancels it), and its
+    question goes. A conversation left waiting, opened again, asks again; Approve runs the call."""
+    fresh.add_row("RMX2111")
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["alice"])
+    ask_delete(page, fresh, "RMX2111", "call_void", "unused")
+    fresh.llm.script.clear()
+    fresh.llm.add(streamed(text("Something else, then.")))
+    say(page, "never mind")
+    expect(answers(page).last).to_contain_text("Something else, then.")
+    expect(page.locator(".approval")).to_have_count(0)
+    expect(page.locator(".entry.tool").last.locator(".tool-status")).to_have_text("not run")
+    assert "RMX2111" in fresh.codes()
+
+    page.locator("#new").click()
+    ask_delete(page, fresh, "RMX2111", "call_later", "Deleted RMX2111.")
+    page.locator("#new").click()  # leave it waiting
+    page.locator("#threads .thread", has_text="delete model RMX2111").first.click()
+    expect(page.locator(".approval .approval-call")).to_have_text(f'{DELETE}({{"model":"RMX2111"}})')
+    page.locator(".approval .approve").click()
+    expect(answers(page).last).to_contain_text("Deleted RMX2111.")
+    assert "RMX2111" not in fresh.codes()
+    close(page)
 
 
 def test_html_from_the_model_or_a_tool_shows_as_text_and_runs_nothing(browser, fresh):
@@ -189,7 +232,7 @@ def test_html_from_the_model_or_a_tool_shows_as_text_and_runs_nothing(browser, f
     assert page.locator("#log img, #log script, #log a, #log iframe").count() == 0
     csp = requests.get(fresh.url, timeout=10).headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
-    page.context.close()
+    close(page)
 
 
 def test_a_second_conversation_then_back_to_the_first(browser, fresh):
@@ -214,7 +257,7 @@ def test_a_second_conversation_then_back_to_the_first(browser, fresh):
     say(page, "and more")  # continues the first conversation
     expect(answers(page).last).to_contain_text("Still the first.")
     assert fresh.llm.requests[-1]["messages"][1]["content"] == "the first conversation"
-    page.context.close()
+    close(page)
 
 
 def test_the_keyboard_alone_signs_in_sends_and_approves(browser, fresh):
@@ -235,7 +278,7 @@ def test_the_keyboard_alone_signs_in_sends_and_approves(browser, fresh):
     page.keyboard.press("Enter")
     expect(answers(page).last).to_contain_text("Deleted V2166A.")
     assert "V2166A" not in fresh.codes()
-    page.context.close()
+    close(page)
 
 
 def test_the_language_follows_the_browser_and_the_switch(browser, fresh):
@@ -246,7 +289,7 @@ def test_the_language_follows_the_browser_and_the_switch(browser, fresh):
     expect(page.locator("#signin button[type=submit]")).to_have_text("Sign in")
     page.reload()  # the choice is kept
     expect(page.locator("#signin button[type=submit]")).to_have_text("Sign in")
-    page.context.close()
+    close(page)
 
 
 def test_a_model_that_fails_is_a_line_in_the_page(browser, fresh):
@@ -256,7 +299,7 @@ def test_a_model_that_fails_is_a_line_in_the_page(browser, fresh):
     say(page, "hello")
     expect(page.locator("#status")).to_contain_text("This turn failed")
     expect(page.locator("#log .entry.person")).to_have_text(["Youhello"])
-    page.context.close()
+    close(page)
 
 
 def test_conversations_are_their_owners_only(fresh):
@@ -274,9 +317,17 @@ def test_conversations_are_their_owners_only(fresh):
     assert [m["role"] for m in shown["messages"]] == ["user", "assistant"]
     get = lambda path, **kw: requests.get(f"{fresh.url}{path}", timeout=10, **kw)  # noqa: E731
     assert get(f"/conversations/{mine['id']}", headers=alice).status_code == 404
+    assert get(f"/conversations/{'c' * 101}", headers=bob).status_code == 404
     assert get("/conversations").status_code == 401
-    assert get("/static/..%2Fpage.py").status_code == 404
     assert get("/static/app.js").headers["X-Content-Type-Options"] == "nosniff"
+    assert get("/docs").status_code == get("/redoc").status_code == 404  # their pages load a CDN's scripts
+
+
+def test_only_the_pages_own_files_are_served():
+    assert str(page_file("app.js").path).endswith("app.js")
+    for name in ("../static/index.html", "../page.py", "page.py", "missing.js"):
+        with pytest.raises(NotFound):
+            page_file(name)
 
 
 def test_rate_limits_and_a_server_gone_are_lines_in_the_page(browser, tmp_path):
@@ -295,7 +346,7 @@ def test_rate_limits_and_a_server_gone_are_lines_in_the_page(browser, tmp_path):
     say(page, "message 4")  # the server is gone
     expect(page.locator("#status")).to_contain_text("Cannot reach the server")
     expect(page.locator("#log .entry.person")).to_have_count(4)  # the page is all there
-    page.context.close()
+    close(page)
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
@@ -322,7 +373,7 @@ def test_screenshots(browser, fresh, tmp_path, locale, width):
     if os.environ.get("PAGE_SCREENSHOTS"):
         shutil.copyfile(path, ROOT / os.environ["PAGE_SCREENSHOTS"] / path.name)
     page.locator(".approval .refuse").click()  # leave the row, and the conversation answered
-    page.context.close()
+    close(page)
 
 
 def test_the_page_needs_nothing_from_another_origin():
@@ -331,4 +382,5 @@ def test_the_page_needs_nothing_from_another_origin():
     elsewhere = re.compile(r"""(src|href|import|from|fetch\(|url\()\s*=?\s*["'(]?\s*(https?:)?//""")
     for path in (ROOT / "agent" / "serve" / "static").iterdir():
         assert not elsewhere.search(path.read_text()), path.name
-    assert "<script>" not in (ROOT / "agent" / "serve" / "static" / "index.html").read_text()
+    html = (ROOT / "agent" / "serve" / "static" / "index.html").read_text()
+    assert all("src=" in tag for tag in re.findall(r"<script[^>]*>", html))

@@ -111,7 +111,7 @@ class AguiEvents:
             yield ToolCallEndEvent(tool_call_id=event.id)
         elif isinstance(event, CallAnswered):
             message_id = f"msg_{uuid.uuid4().hex[:16]}"
-            took = None if event.seconds is None else {"durationMs": round(event.seconds * 1000)}
+            took = None if event.duration_ms is None else {"durationMs": event.duration_ms}
             yield ToolCallResultEvent(
                 message_id=message_id,
                 tool_call_id=event.id,

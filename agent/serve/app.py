@@ -17,7 +17,14 @@ from devicedb.sqldb import DatabaseUnavailable
 
 
 def create_app(service: Service) -> FastAPI:
-    app = FastAPI(title="tool-use-agent", description="The tool-calling agent, served", version="1")
+    # no /docs or /redoc: their pages load scripts from a CDN, on the chat page's origin where the key is
+    app = FastAPI(
+        title="tool-use-agent",
+        description="The tool-calling agent, served",
+        version="1",
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.service = service
     app.add_middleware(BodyGate, limits=service.limits)
     app.include_router(openai_face.router)

@@ -48,7 +48,7 @@ class CallAnswered:
     id: str
     name: str
     envelope: dict[str, Any]  # {"ok": true, "data": ...} or {"ok": false, "error": ..., "retryable": ...}
-    seconds: float | None = None  # how long the call ran, when it ran in this turn
+    duration_ms: int | None = None  # how long the call ran (None: it did not run, the host answered)
 
     def content(self) -> str:
         return json.dumps(self.envelope, ensure_ascii=False)

@@ -14,7 +14,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from agent.guards import envelope_of
-from agent.memory import MemoryManager
+from agent.memory import DURATION_MS, MemoryManager
 from agent.serve.conversations import Conversation, ConversationStore
 from agent.serve.errors import ClientGone
 from agent.serve.events import Bridge, CallAnswered, CallMade, Text
@@ -30,7 +30,6 @@ class Journal(MemoryManager):
         self.recording = False  # the host's system prompt and the stored history are not stored again
         self.streamed = False  # the reply under way was streamed as text already
         self.usage: Counter[str] = Counter()
-        self.seconds: dict[str, float] = {}  # call id -> how long it ran (the agent's on_tool_result)
 
     def load(self, messages: list[BaseMessage], store: bool = False) -> None:
         """Earlier messages: stored ones, or a new conversation's history from the client (`store`)."""
@@ -48,10 +47,6 @@ class Journal(MemoryManager):
         self.streamed = True
         self.bridge.put(Text(delta))
 
-    def tool_ran(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
-        """The agent's `on_tool_result`, just before the call's answer is added."""
-        self.seconds[str(call.get("id") or "")] = seconds
-
     def add(self, message: BaseMessage) -> None:
         super().add(message)
         if not self.recording:
@@ -61,9 +56,9 @@ class Journal(MemoryManager):
             self._reply(message)
         elif isinstance(message, ToolMessage):
             name = message.name or ""
-            seconds = self.seconds.pop(message.tool_call_id, None)
             envelope = envelope_of(str(message.content))
-            self.bridge.put(CallAnswered(message.tool_call_id, name, envelope, seconds))
+            took = message.response_metadata.get(DURATION_MS)
+            self.bridge.put(CallAnswered(message.tool_call_id, name, envelope, took))
 
     def _store(self, message: BaseMessage) -> None:
         self.store.append(self.conversation, self.seq, message)

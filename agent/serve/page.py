@@ -15,6 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from starlette.concurrency import run_in_threadpool
 
 from agent.guards import envelope_of, safe
+from agent.memory import DURATION_MS
 from agent.serve.conversations import ConversationStore
 from agent.serve.errors import NotFound
 from agent.serve.events import CallMade
@@ -91,7 +92,9 @@ async def conversation(
 ) -> dict[str, Any]:
     """One conversation of the person's: its messages and tool calls, and the approval it waits for."""
     store = _store(request)
-    found, pending = await run_in_threadpool(store.owned, user, conversation_id[:100])
+    found, pending = (None, None)
+    if len(conversation_id) <= 100:  # ids are short; a longer one is nobody's
+        found, pending = await run_in_threadpool(store.owned, user, conversation_id)
     if found is None:
         raise NotFound(f"no conversation {conversation_id[:100]!r} of yours", param="conversation_id")
     stored = await run_in_threadpool(store.messages, found["id"])
@@ -131,6 +134,7 @@ def transcript(messages: list[BaseMessage]) -> list[dict[str, Any]]:
                 shown.append(cards[call.id])
         elif isinstance(message, ToolMessage) and message.tool_call_id in cards:
             cards[message.tool_call_id]["result"] = _envelope(message.text)
+            cards[message.tool_call_id]["durationMs"] = message.response_metadata.get(DURATION_MS)
     return shown
 
 

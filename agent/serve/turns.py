@@ -83,9 +83,7 @@ class Turns:
             bridge.put(Text(conversation.last_answer))  # a retry of a turn that answered: the same answer
             return self._finished(conversation, conversation.last_answer, conversation.pending)
         journal = Journal(self.store, conversation, bridge)
-        with self.host.agent(
-            request.user, on_text=journal.text, on_tool_result=journal.tool_ran, memory=journal
-        ) as agent:
+        with self.host.agent(request.user, on_text=journal.text, memory=journal) as agent:
             stored = self.store.messages(conversation.id)
             journal.load([message for _, message in stored])
             if conversation.last_state == "new":

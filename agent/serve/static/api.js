@@ -55,23 +55,32 @@ export async function runAgent(key, input, onEvent) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   let ended = false;
-  for (;;) {
-    let chunk;
-    try {
-      chunk = await reader.read();
-    } catch {
-      break; // the connection dropped mid-stream
+  const deliver = (block) => {
+    const event = parseEvent(block);
+    if (!event) return;
+    ended ||= event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
+    onEvent(event);
+  };
+  try {
+    for (;;) {
+      let chunk;
+      try {
+        chunk = await reader.read();
+      } catch {
+        break; // the connection dropped mid-stream
+      }
+      if (chunk.done) break;
+      // events end at a blank line, whichever line ends a proxy chose (a lone \r may await its \n)
+      buffer = (buffer + chunk.value).replace(/\r\n|\r(?!$)/g, "\n");
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        deliver(buffer.slice(0, cut));
+        buffer = buffer.slice(cut + 2);
+      }
     }
-    if (chunk.done) break;
-    buffer += chunk.value;
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const event = parseEvent(buffer.slice(0, cut));
-      buffer = buffer.slice(cut + 2);
-      if (!event) continue;
-      ended ||= event.type === "RUN_FINISHED" || event.type === "RUN_ERROR";
-      onEvent(event);
-    }
+    deliver(buffer.replace(/\r$/, "")); // a last event without its blank line
+  } finally {
+    reader.cancel().catch(() => {});
   }
   if (!ended) throw new CutOff("the stream ended before the run did");
 }

@@ -2,11 +2,18 @@
 // conversations, sending a message as an AG-UI run and drawing its events, approvals, and errors as one line.
 import { ApiError, CutOff, Unreachable, getJson, newId, runAgent } from "./api.js";
 import { language, setLanguage, t, translate } from "./i18n.js";
-import { answer, askApproval, said, showArguments, showNotRun, showResult, toolCard } from "./log.js";
+import { answer, askApproval, dropApprovals, said, showArguments, showNotRun, showResult, toolCard } from "./log.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "agent-key";
-const page = { key: sessionStorage.getItem(KEY), threadId: null, conversationId: null, cards: new Map() };
+const page = {
+  key: sessionStorage.getItem(KEY),
+  threadId: null,
+  conversationId: null,
+  cards: new Map(),
+  running: false, // a run is streaming: nothing else starts until it ends
+  opening: 0, // which conversation load is the latest (an older one that answers late is dropped)
+};
 
 function showStatus(text) {
   $("status").textContent = text;
@@ -26,7 +33,12 @@ function report(error) {
   if (error instanceof Unreachable) return showStatus(t("errNetwork"));
   if (error instanceof CutOff) return showStatus(t("errCutOff"));
   showStatus(String(error));
-  throw error; // a bug of the page's: the console has it
+  console.error(error); // a bug of the page's
+}
+
+function setSignedIn(signedIn) {
+  $("signin").hidden = signedIn;
+  $("chat").hidden = $("signout").hidden = $("menu").hidden = !signedIn;
 }
 
 // --- signing in -------------------------------------------------------------------------------------
@@ -37,8 +49,7 @@ async function signIn(key) {
     const listing = await getJson("/conversations", key);
     page.key = key;
     sessionStorage.setItem(KEY, key);
-    $("signin").hidden = true;
-    $("chat").hidden = $("signout").hidden = $("menu").hidden = false;
+    setSignedIn(true);
     $("who").textContent = listing.user;
     showThreads(listing.conversations);
     startNew();
@@ -50,9 +61,8 @@ async function signIn(key) {
 function signOut() {
   sessionStorage.removeItem(KEY);
   page.key = null;
-  $("chat").hidden = $("signout").hidden = $("menu").hidden = true;
+  setSignedIn(false);
   $("who").textContent = "";
-  $("signin").hidden = false;
   $("key").value = "";
   $("key").focus();
 }
@@ -100,8 +110,10 @@ function startNew() {
 
 async function openConversation(id) {
   showStatus("");
+  const opening = ++page.opening;
   try {
     const conversation = await getJson(`/conversations/${encodeURIComponent(id)}`, page.key);
+    if (opening !== page.opening) return; // another conversation was chosen meanwhile
     startNew();
     page.threadId = conversation.threadId;
     page.conversationId = conversation.id;
@@ -123,7 +135,7 @@ function drawStored(message) {
   const card = toolCard($("log"), message.id, message.name);
   page.cards.set(message.id, card);
   showArguments(card, message.arguments);
-  if (message.result) showResult(card, message.result);
+  if (message.result) showResult(card, message.result, message.durationMs ?? undefined);
   else showNotRun(card);
 }
 
@@ -174,20 +186,28 @@ class Run {
   finished(event) {
     page.conversationId = event.result?.conversation_id ?? page.conversationId;
     for (const interrupt of event.outcome?.type === "interrupt" ? event.outcome.interrupts : []) {
-      if (this.text?.text === interrupt.message) this.text.remove(); // the card asks instead
       const card = page.cards.get(interrupt.toolCallId);
-      if (card) ask(card, interrupt.id, interrupt.metadata?.name, interrupt.metadata?.arguments);
+      if (!card) continue; // no card to ask in: the answer's text asks
+      if (this.text?.text === interrupt.message) this.text.remove(); // the card asks instead
+      ask(card, interrupt.id, interrupt.metadata?.name, interrupt.metadata?.arguments);
     }
   }
 }
 
 function ask(card, interruptId, name, args) {
-  askApproval(card, name, args, (approved) => {
-    go({ resume: [{ interruptId, status: "resolved", payload: { approved } }] });
-  });
+  askApproval(card, name, args, (approved) =>
+    go({ resume: [{ interruptId, status: "resolved", payload: { approved } }] }),
+  );
 }
 
-async function go(input) {
+/** Start a run, unless one is under way (then false). */
+function go(input) {
+  if (page.running) return false;
+  runTurn(input);
+  return true;
+}
+
+async function runTurn(input) {
   showStatus("");
   setBusy(true);
   const run = new Run(page.threadId);
@@ -203,6 +223,7 @@ async function go(input) {
 }
 
 function setBusy(busy) {
+  page.running = busy;
   $("send").disabled = busy;
   $("log").setAttribute("aria-busy", String(busy));
   document.body.classList.toggle("busy", busy);
@@ -210,8 +231,9 @@ function setBusy(busy) {
 
 function send() {
   const text = $("message").value.trim();
-  if (!text || $("send").disabled) return;
+  if (!text || page.running) return;
   $("message").value = "";
+  dropApprovals($("log")); // a new message answers an open question with no: the server cancels that call
   said($("log"), text);
   go({ messages: [{ id: newId("msg"), role: "user", content: text }] });
 }

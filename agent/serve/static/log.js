@@ -92,7 +92,25 @@ export function showNotRun(card) {
   setStatus(card, "notRun", "failed");
 }
 
-/** Ask the person about the exact call; `decide(approved)` is called once, on Approve or Refuse. */
+/** The questions still open in `log` are void (the person said something else): each call is not run. */
+export function dropApprovals(log) {
+  for (const box of log.querySelectorAll(".approval")) {
+    const card = box.closest(".tool");
+    box.remove();
+    showNotRun(card);
+  }
+}
+
+// Characters that change how text reads without showing themselves (direction overrides, zero widths):
+// in a call the person approves they are shown as \u escapes, so what they read is what will run.
+const HIDDEN = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+function visible(text) {
+  return text.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Ask the person about the exact call. `decide(approved)` answers true when the answer was taken (false:
+ * busy with another run; the question stays). */
 export function askApproval(card, name, args, decide) {
   setStatus(card, "awaiting", "awaiting");
   const box = el("div", "approval");
@@ -106,14 +124,14 @@ export function askApproval(card, name, args, decide) {
   for (const [button, approved] of [[approve, true], [refuse, false]]) {
     button.type = "button";
     button.addEventListener("click", () => {
+      if (!decide(approved)) return;
       box.replaceWith(word("p", "decision", approved ? "approved" : "refused"));
       setStatus(card, approved ? "running" : "notRun", approved ? "running" : "failed");
-      decide(approved);
     });
   }
   const buttons = el("div", "approval-buttons");
   buttons.append(approve, refuse);
-  box.append(question, el("pre", "approval-call", `${name}(${JSON.stringify(args)})`), buttons);
+  box.append(question, el("pre", "approval-call", visible(`${name}(${JSON.stringify(args)})`)), buttons);
   card.append(box);
   box.scrollIntoView({ block: "nearest" });
   box.focus();
