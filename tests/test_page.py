@@ -118,6 +118,8 @@ def sign_in(page: Page, key: str) -> None:
 
 
 def say(page: Page, words: str) -> None:
+    """Send `words` as a person does: once Send is enabled again (the last run has ended)."""
+    expect(page.locator("#send")).to_be_enabled()
     page.locator("#message").fill(words)
     page.locator("#message").press("Enter")
 
