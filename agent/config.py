@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(120.0, validation_alias="LLM_TIMEOUT")
     """Seconds one LLM request may take, retries included."""
 
+    turn_seconds: float | None = Field(None, gt=0, validation_alias="TURN_SECONDS")
+    """Seconds one turn may take, all its requests and tools (default: the model's, 120 for a remote one)."""
+
     # --- the served agent (`python main.py serve`, `python main.py keys`) ---
 
     agent_db: Path = Field(Path("data/agent.db"), validation_alias="AGENT_DB")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -93,6 +93,8 @@ def build_host(
     """Register `tools` (those the model may be offered) and what the settings add — MCP servers, tool
     search — with the model unless `model` is False. Everything started here stops with `stack`."""
     choice = choose_model(settings, stack) if model else None
+    if choice and settings.turn_seconds:
+        choice = replace(choice, limits=replace(choice.limits, deadline_seconds=settings.turn_seconds))
     registry = ToolRegistry(
         confirm=front.confirm,
         audit=AuditLog(settings.audit_log, context=tracing.audit_fields),  # each line: its span's ids

@@ -170,6 +170,7 @@ def clean_env(**extra: str) -> dict[str, str]:
         "AGENT_USER",
         "AGENT_DB",
         "SERVE_",
+        "TURN_SECONDS",
         "PERMISSIONS_FILE",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}

@@ -20,7 +20,7 @@ from agent.serve.errors import NotFound
 from agent.serve.page import _file as page_file
 from devicedb.server import BackgroundService
 from tests.conftest import ROOT
-from tests.fake_llm import FakeLLM, call, streamed, text, tool_calls
+from tests.fake_llm import FakeLLM, Reply, call, streamed, text, tool_calls
 from tests.serve_support import ServedAgent, devices
 
 ADD, QUERY, DELETE = "add_device_model", "query_device_model", "delete_device_model"
@@ -349,6 +349,21 @@ def test_rate_limits_and_a_server_gone_are_lines_in_the_page(browser, tmp_path):
     expect(page.locator("#status")).to_contain_text("Cannot reach the server")
     expect(page.locator("#log .entry.person")).to_have_count(4)  # the page is all there
     close(page)
+
+
+def test_a_turn_past_its_deadline_is_a_line_in_the_page(browser, tmp_path):
+    """Its own served agent, whose turns may take 2 s (TURN_SECONDS); the model takes 10."""
+    with (
+        FakeLLM(default=Reply(text("Too late."), delay=10)) as llm,
+        ServedAgent(llm.url, tmp_path, str(tmp_path / "agent.db"), TURN_SECONDS="2") as agent,
+    ):
+        page = open_page(browser, agent.url)
+        sign_in(page, agent.key("erin"))
+        say(page, "take your time")
+        expect(page.locator("#status")).to_contain_text("This turn ran past its deadline and was stopped")
+        expect(page.locator("#log .entry.person")).to_have_text(["Youtake your time"])
+        expect(page.locator("#send")).to_be_enabled()  # and the page goes on
+        close(page)
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
