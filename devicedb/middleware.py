@@ -48,7 +48,7 @@ class BodyGate:
         problem = json_problem(bytes(body)) if body and _is_json(headers.get(b"content-type")) else None
         if problem:
             return await self._refuse(400, problem, scope, receive, send)
-        return await self.app(scope, _replay(bytes(body), receive), send)
+        return await self.app(scope, replay(bytes(body), receive), send)
 
     async def _refuse(self, status: int, rule: str, scope: dict, receive: Any, send: Any) -> None:
         await rejection(status, "body", rule)(scope, receive, send)
@@ -77,15 +77,15 @@ def _is_json(content_type: bytes | None) -> bool:
     return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
 
 
-def _replay(body: bytes, receive: Any) -> Any:
+def replay(body: bytes, receive: Any) -> Any:
     """A `receive` that hands the already-read body over once, then waits on the real connection."""
     sent = False
 
-    async def replay() -> dict:
+    async def once_then_receive() -> dict:
         nonlocal sent
         if sent:
             return await receive()
         sent = True
         return {"type": "http.request", "body": body, "more_body": False}
 
-    return replay
+    return once_then_receive

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent.config import Settings
 from agent.serve.errors import TooLarge, TooSlow, answer
+from devicedb.middleware import replay  # hands the read body on, then listens for a disconnect
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class BodyGate:
             )
         except TooLarge as e:
             return await answer(e)(scope, receive, send)
-        return await self.app(scope, _replay(body, receive), send)
+        return await self.app(scope, replay(body, receive), send)
 
     async def _read(self, receive: Any) -> bytes:
         body, more = bytearray(), True
@@ -76,17 +77,3 @@ class BodyGate:
 
     def _too_large(self) -> TooLarge:
         return TooLarge(f"the request body is larger than {self.limits.max_body_bytes} bytes")
-
-
-def _replay(body: bytes, receive: Any) -> Any:
-    """A `receive` that hands the body over once, then listens on the real connection (disconnects)."""
-    sent = False
-
-    async def replay() -> dict:
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay

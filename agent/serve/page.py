@@ -129,9 +129,10 @@ def transcript(messages: list[BaseMessage]) -> list[dict[str, Any]]:
             if message.text:
                 shown.append({"role": "assistant", "text": safe(message.text)})
             for call in CallMade.all_of(message):
-                card = {"role": "tool", "id": call.id, "name": call.name, "arguments": call.arguments}
-                cards[call.id] = card | {"result": None}
-                shown.append(cards[call.id])
+                card: dict[str, Any] = {"role": "tool", "id": call.id, "name": call.name}
+                card |= {"arguments": call.arguments, "result": None}  # result: once its tool message comes
+                cards[call.id] = card
+                shown.append(card)
         elif isinstance(message, ToolMessage) and message.tool_call_id in cards:
             cards[message.tool_call_id]["result"] = _envelope(message.text)
             cards[message.tool_call_id]["durationMs"] = message.response_metadata.get(DURATION_MS)
