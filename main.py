@@ -20,6 +20,7 @@ from typing import Any
 from agent import tracing
 from agent.chat.commands import Session, handle_command
 from agent.chat.console import Console, PlainConsole
+from agent.chat.watch import ConsoleObserver
 from agent.config import Settings
 from agent.guards import safe
 from agent.host import Front, build_host
@@ -53,9 +54,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
     assert host.model is not None
     if host.model.notice:
         print(host.model.notice, file=sys.stderr, flush=True)
-    agent = stack.enter_context(
-        host.agent(settings.agent_user, on_tool_result=ui.on_tool, on_text=ui.on_text)
-    )
+    agent = stack.enter_context(host.agent(settings.agent_user, observer=ConsoleObserver(ui)))
     session = Session(agent, host.mcp, ui, model=host.model.description)
     if args.session:
         resume(session, args.session, settings)

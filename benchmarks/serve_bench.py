@@ -103,14 +103,18 @@ def _agui_text(answer: requests.Response) -> str:
 
 
 def inprocess_user(llm_url: str, turns: int) -> list[float]:
-    from agent.agent import ChatAgent
+    from agent.agent import ChatAgent, TurnObserver
     from agent.llm_wrapper import CustomLLMWrapper
+
+    class Streamed(TurnObserver):
+        streams = True
+
     from agent.tools import ToolRegistry
 
     registry = ToolRegistry()
     registry.register(Noop())
     llm = CustomLLMWrapper(base_url=llm_url, model="bench")
-    agent, took = ChatAgent(llm, registry, on_text=lambda text: None), []  # streamed, as the server's
+    agent, took = ChatAgent(llm, registry, observer=Streamed()), []  # streamed, as the server's
     for _ in range(turns):
         started = time.perf_counter()
         agent.send_message("go")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.agent import ChatAgent
+from agent.agent import ChatAgent, TurnPolicy
 from agent.audit import AuditLog
 from agent.guards import Limits, envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
@@ -416,7 +416,7 @@ def test_an_answerer_may_state_the_turns_answer_from_the_tool_results(fake_llm):
         results = [m for m in turn if m.type == "tool"]
         return f"{len(results)} result(s), stated by the host" if results else None
 
-    agent = ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, answerer=answerer)
+    agent = ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, policy=TurnPolicy(answerer=answerer))
     fake_llm.add(tool_calls(call("probe", {"x": 1}, "c1")))
     assert agent.send_message("probe 1") == "1 result(s), stated by the host"
     assert len(fake_llm.requests) == 1  # the model is not asked to put the result in words
