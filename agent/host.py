@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agent import tracing
 from agent.agent import ChatAgent, TurnObserver, TurnPolicy
 from agent.audit import AuditLog
-from agent.config import Settings, load_permissions
+from agent.config import Settings, load_permissions, require_extra
 from agent.guards import safe
 from agent.memory import MemoryManager
 from agent.models.choice import ModelChoice
@@ -112,6 +112,7 @@ def _connect_mcp(settings: Settings, registry: ToolRegistry, stack: ExitStack, f
     path = settings.mcp_config or Path("mcp_servers.json")
     if settings.mcp_config is None and not path.exists():
         return None
+    require_extra(f"the MCP servers of {path}", "mcp", "mcp")
     from agent.mcp.client import Person, load_servers
     from agent.mcp.toolset import McpToolset
 
