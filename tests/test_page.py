@@ -2,7 +2,7 @@
 pointed at that browser and never downloads one): sign in, the tutorial prompt's tool card and answer, a
 delete's approval (Refuse keeps the row, Approve removes it), model and tool output holding HTML that
 shows as text and runs nothing, two conversations, errors as a line, the keyboard alone, both languages.
-`PAGE_SCREENSHOTS=dir` keeps the pictures (`make page-screenshots` refreshes the README's)."""
+`PAGE_SCREENSHOTS=dir` keeps the pictures (`make page-screenshots` refreshes the docs')."""
 
 from __future__ import annotations
 
@@ -369,7 +369,7 @@ def test_a_turn_past_its_deadline_is_a_line_in_the_page(browser, tmp_path):
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 @pytest.mark.parametrize("width", ["desktop", "phone"])
 def test_screenshots(browser, fresh, tmp_path, locale, width):
-    """The README's pictures: a turn with a tool card and an approval waiting, at both widths."""
+    """The docs' pictures: a turn with a tool card and an approval waiting, at both widths."""
     fresh.add_row("PDEM10")
     zh = locale == "zh-CN"
     fresh.llm.add(
