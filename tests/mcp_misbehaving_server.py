@@ -1,10 +1,11 @@
 """A small MCP server (stdio) that misbehaves on request, for the client's tests.
 
 Tools: `echo`; `crash` (the process dies mid-call); `hang` (never answers); `picture` (an image plus
-structured content); `grow` (adds a tool and sends notifications/tools/list_changed); `morph`, which
-changes its own definition when called (or from the start, with MORPHED=1 in its environment) and
-announces it (to a client of 2026-07-28 on subscriptions/listen, to one of 2025 on its session); `helper`, whose description is a prompt injection; `a.b` and `a_b`, which sanitize to
-the same name. Also one resource and one prompt.
+structured content); `grow` (adds a tool and announces it); `morph`, which changes its own definition
+when called (or from the start, with MORPHED=1 in its environment) and announces it; `helper`, whose
+description is a prompt injection; `a.b` and `a_b`, which sanitize to the same name; with
+EXTRA_TOOL=NAME in its environment, one more tool of that name. Also one resource and one prompt.
+Changes are announced to a client of 2026-07-28 on subscriptions/listen, to one of 2025 on its session.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ def morph() -> None:
 
 if os.environ.get("MORPHED"):
     morph()
+if os.environ.get("EXTRA_TOOL"):  # one more tool, of that name
+    tools.append(types.Tool(name=os.environ["EXTRA_TOOL"], description="Extra.", input_schema=OBJECT))
 
 
 async def list_tools(ctx: object, params: object) -> types.ListToolsResult:

@@ -31,10 +31,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from agent.mcp.listen import listen_for_changes
-
 from agent.mcp.auth import OpenUrl, oauth_provider
 from agent.mcp.elicitation import AskPerson, elicitation_callback, unattended
+from agent.mcp.failures import reason, start_failure
+from agent.mcp.listen import listen_for_changes
 from agent.types import ConfigError, McpUnavailable, NeedsAuthorization, clamp
 
 T = TypeVar("T")
@@ -132,8 +132,8 @@ class McpConnection:
             raise McpUnavailable(f"MCP server {self.config.name!r} failed: {e}") from None
         except Exception as e:
             self.close(client)  # crashed or hung: start it again on next use
-            reason = f"no answer within {limit:g}s" if isinstance(e, TimeoutError) else _reason(e)
-            raise McpUnavailable(f"MCP server {self.config.name!r} failed: {reason}") from None
+            why = f"no answer within {limit:g}s" if isinstance(e, TimeoutError) else reason(e)
+            raise McpUnavailable(f"MCP server {self.config.name!r} failed: {why}") from None
 
     @property
     def revision(self) -> str | None:
@@ -156,7 +156,7 @@ class McpConnection:
         try:
             context.__enter__()  # spawn or connect, then the handshake, bounded by read_timeout_seconds
         except Exception as e:
-            failure = _start_failure(e, self._refused)
+            failure = start_failure(e, self._refused)
             raise McpUnavailable(f"MCP server {self.config.name!r} {failure}") from None
         self._context, self._client = context, client
         if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
@@ -233,34 +233,3 @@ class McpConnection:
             raise NeedsAuthorization(url)
         with self.person_time():
             await self.person.open_url(url)
-
-
-def _start_failure(error: BaseException, refused: int | None) -> str:
-    """Why a server did not start, in one line; a server that wants authorization says so."""
-    for inner in _leaves(error):
-        if isinstance(inner, NeedsAuthorization):
-            return (
-                "needs authorization (OAuth): run `python main.py` in a terminal once to sign in; "
-                "the tokens are then kept in data/mcp-tokens.json"
-            )
-    if refused:
-        return f'refused the credentials of its "headers" (HTTP {refused})'
-    return f"did not start: {_reason(error)}"
-
-
-def _leaves(error: BaseException) -> Iterator[BaseException]:
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            yield from _leaves(inner)
-        return
-    yield error
-    if error.__cause__ is not None:
-        yield from _leaves(error.__cause__)
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, BaseExceptionGroup) and error.exceptions:
-        return _reason(error.exceptions[0])
-    if isinstance(error, TimeoutError):
-        return "timed out"
-    return f"{type(error).__name__}: {error}"[:200]

@@ -4,8 +4,9 @@ definition the person approved; and the servers' resources and prompts, for the 
 At start-up and whenever a server announces a change, its tools are listed. A tool reaches the model
 only in a definition the person approved (`approvals.py`); a trusted server's tools are approved as
 first seen at start-up; anything new or changed later waits, from a trusted server as from any other,
-and the person is shown what changed. A name another server already holds is reported and skipped. Resources and prompt
-texts come back capped: they are data for the person to read, never words the person typed.
+and the person is shown what changed. A name another server already holds is reported and skipped.
+Resources and prompt texts come back capped: they are data for the person to read, never words the
+person typed.
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ class McpToolset:
             self.report(f"MCP tool {tool.name!r} skipped: a local tool has that name")
             return
         if isinstance(existing, McpTool) and existing.connection is not tool.connection:
-            holder = existing.connection.config.name
-            self.report(f"MCP tool {tool.name!r} of {tool.connection.config.name!r} skipped: {holder!r} has it")
+            holder, server = existing.connection.config.name, tool.connection.config.name
+            self.report(f"MCP tool {tool.name!r} of {server!r} skipped: {holder!r} has it")
             return
         try:
             self.registry.unregister(tool.name)
