@@ -4,6 +4,7 @@ server over stdio and HTTP, and our client against SDK 2.x servers in both eras.
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import replace
 
 import anyio
@@ -165,18 +166,54 @@ def test_our_client_with_an_sdk_server_in_both_eras(tmp_path, protocol):
 
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
 def test_our_client_asks_its_person_for_our_server_in_both_eras(tmp_path, device_service, protocol):
+    """The same path as elicitation: the person's time stops the call's clock; nobody there declines."""
     asked = []
 
-    def person(server, request):
+    def slow_person(server, request):
+        time.sleep(5)  # longer than the server's timeout: the clock waits for the person
         asked.append((server, request.message))
         return "accept", {}
 
     env = {"ADD_MODEL_URL": f"{device_service.url}/api/models", "AUDIT_LOG": str(tmp_path / "audit.jsonl")}
-    with toolset(tmp_path, replace(ours(env), protocol=protocol), person=Person(ask=person)) as mcp:
-        revision = mcp.connections["ours"].revision
+    server = replace(ours(env), protocol=protocol)
+    with toolset(tmp_path, server, person=Person(ask=slow_person)) as mcp:
+        connection = mcp.connections["ours"]
+        revision, connection.config = connection.revision, replace(server, timeout=3)  # started: now 3 s
         added = run(mcp.registry, "ours__add_device_model", {"model": "CPH2999"})
+    reports: list[str] = []
+    with toolset(tmp_path, server, reports=reports) as mcp:  # `-m`, pipes: nobody to ask: declined
+        declined = run(mcp.registry, "ours__delete_device_model", {"model": "CPH2999"})
     assert revision == (MODERN if protocol == "auto" else LEGACY)
-    assert [s for s, _ in asked] == ["ours"] and added["ok"] is True
+    assert [s for s, _ in asked] == ["ours"] and added["ok"] is True, added
+    assert declined["ok"] is False and "the person refused" in declined["error"], reports
+    assert device_service.store.get("CPH2999") is not None
+
+
+def test_a_tools_own_question_in_a_result(tmp_path, device_service):
+    """2026-07-28: a tool that asks mid-run (a conformance fixture) gets the answer of the next round."""
+    person = Person_("accept")
+
+    async def answering(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+        await person(context, params)
+        return types.ElicitResult(action="accept", content={"username": "ann", "email": "ann@example.com"})
+
+    env = {"ADD_MODEL_URL": f"{device_service.url}/api/models", "AUDIT_LOG": str(tmp_path / "audit.jsonl")}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tools.mcp_server", "--with-fixtures", "conformance.fixtures"],
+        cwd=str(ROOT),
+        env=clean_env(**env),
+    )
+
+    async def scenario():
+        async with Client(stdio_client(params), elicitation_callback=answering) as client:
+            return await client.call_tool("test_elicitation", {"message": "Who are you?"})
+
+    answered = anyio.run(scenario)
+    assert person.asked == ["Who are you?"]
+    assert answered.content[0].text == (
+        'User response: action=accept, content={"username": "ann", "email": "ann@example.com"}'
+    )
 
 
 @pytest.mark.parametrize("protocol", ["auto", "legacy"])
