@@ -20,7 +20,7 @@ from devicedb.schema import normalize_code
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ARITHMETIC = re.compile(r"^[-+*/%().\d\s]+$")
 _CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
-_NOT_WORDS = re.compile(r"\S*[\d_]\S*")  # codes, numbers, setting names: no language's words
+_NOT_WORDS = re.compile(r"[\w.:/+-]*[\d_][\w.:/+-]*", re.ASCII)  # codes, numbers, setting names
 _ENGLISH_SENTENCE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?(?:[ ,]+[A-Za-z]+(?:'[A-Za-z]+)?){2,}")
 
 
