@@ -84,7 +84,8 @@ def test_the_plan_is_the_fitting_tool_with_values_from_the_persons_words(router,
         ("月亮离地球多远？", "offtopic", "read"),  # a question the demo cannot answer
         ("Tell me a joke", "offtopic", "read"),
         ("I like green phones", "chat", "read"),  # a remark: the model's own words
-        ("Change the market name of CPH2451", "missing", "destructive"),
+        ("Change the market name of CPH2451", "missing", "destructive"),  # to what? the host asks
+        ("把 CPH2451 的营销名改一下", "missing", "destructive"),
         ("Can you add a model for me?", "missing", "write"),  # no code: the host asks for one
     ],
 )
@@ -116,6 +117,9 @@ def test_the_host_answers_in_the_persons_language(router):
     assert "SmolLM2-135M" in answer([person_message("Who are you?")])
     assert answer([person_message("Tell me a joke")]).startswith("I can't answer that with the demo model")
     assert "回答不了" in answer([person_message("月亮离地球多远？")])
+    assert answer([person_message("把 CPH2451 的营销名改一下")]) == (
+        "要修改数据库中已有机型的中英文营销名，请告诉我新的中文营销名。"
+    )
 
 
 def test_a_tool_without_a_summary_is_said_by_its_descriptions_first_sentence(router):

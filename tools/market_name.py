@@ -24,7 +24,7 @@ class UpdateMarketNameTool(ModelCodeTool):
         "en": "change a stored model's market names (after you confirm)",
     }
     description = (
-        "修改数据库中已有机型的营销名（中文 marketName、英文 marketNameEn），会覆盖原来的值；只给要改的。"
+        "修改数据库中已有机型的中英文营销名。会覆盖原值（marketName 中文，marketNameEn 英文），只给要改的。"
         "Set or change the market names of a model already in the database (overwrites them)."
     )
     parameters = {
@@ -35,13 +35,13 @@ class UpdateMarketNameTool(ModelCodeTool):
                 "type": "string",
                 "maxLength": 100,
                 "title": "营销名 / market name",
-                "description": "新的中文营销名，例如 OPPO Reno10",
+                "description": "新的中文营销名，例如 欧珀 Reno10。The new Chinese market name.",
             },
             "marketNameEn": {
                 "type": "string",
                 "maxLength": 100,
                 "title": "英文营销名 / English market name",
-                "description": "新的英文营销名，例如 OPPO Reno10 5G",
+                "description": "新的英文营销名，例如 OPPO Reno10 5G。The new English market name.",
             },
         },
         "required": ["model"],

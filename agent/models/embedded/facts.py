@@ -11,6 +11,7 @@ said plainly. The facts of a row:
   by the `said_item` template.
 - labels: parameter -> the words that name it in a request ("营销名", "marketing name"), beyond its title.
 - latin: parameter -> where a name in Latin script goes instead, unless the person named the field.
+- one_of: arguments of which the request must give at least one (the host asks for the first).
 - offered: False for a tool the demo host never runs (it removes: the host says it cannot instead).
 
 A labelled value that says it is not known yet (UNSET: "待定", "not decided") is left out.
@@ -27,6 +28,7 @@ class Facts(NamedTuple):
     said_item: str = ""
     labels: dict[str, tuple[str, ...]] = {}
     latin: dict[str, str] = {}
+    one_of: tuple[str, ...] = ()
     offered: bool = True
 
 
@@ -98,6 +100,7 @@ FACTS: dict[str, Facts] = {
         },
         labels=NAME_LABELS,
         latin={"marketName": "marketNameEn"},
+        one_of=("marketName", "marketNameEn"),
     ),
     "query_device_model": Facts(
         examples=(

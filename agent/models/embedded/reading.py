@@ -204,7 +204,8 @@ _CHANGED_TO = re.compile(r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修�
 
 
 def changed_to(value: str) -> str:
-    """What follows the last change link in `value` ("of V2309A to vivo X100": "vivo X100"), else `value`."""
+    """What follows the last change link in `value` ("of V2309A to vivo X100": "vivo X100"), else `value`
+    itself."""
     links = list(_CHANGED_TO.finditer(value))
     return value[links[-1].end() :] if links else value
 

@@ -80,7 +80,7 @@ class Router:
             values = values_for(tool, text)
             if self._fit(tool, text, fitting) <= 0:
                 break
-            missing = [p for p in _required(tool) if not values.get(p)]
+            missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read":
@@ -161,9 +161,12 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
     kept = [p for p in places if not any(o != p and o[0] <= p[0] and p[1] <= o[1] for o in places)]
     values: dict[str, str] = {}
     for _, end, name, label in sorted(kept):
-        rest = text[end:]
-        rest = rest[reading.LABEL_LINKS.match(rest).end() :]  # type: ignore[union-attr]
-        value = reading.changed_to(reading.CLAUSE_END.split(rest, 1)[0]).strip()
+        link = reading.LABEL_LINKS.match(text[end:])
+        clause = reading.CLAUSE_END.split(text[end + link.end() :], 1)[0]  # type: ignore[union-attr]
+        value = reading.changed_to(clause)
+        if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
+            continue  # "the market name of CPH2451", "营销名改一下": whose name, or the change, not the name
+        value = value.strip()
         moved = facts(tool.name).latin.get(name)
         if moved and not reading.CJK.search(value) and label not in EXPLICIT and moved not in values:
             name = moved
@@ -192,6 +195,12 @@ def _mentions(text: str, value: str) -> bool:
 def offered(tool: FunctionTool) -> bool:
     """Does the demo host run this tool? (Not one that removes things, nor the tool search.)"""
     return facts(tool.name).offered and tool.name != "search_tools"
+
+
+def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]]) -> list[str]:
+    """The first of the tool's `one_of` arguments (facts.py) when none of them has a value."""
+    one_of = facts(tool.name).one_of
+    return [] if not one_of or any(values.get(p) for p in one_of) else [one_of[0]]
 
 
 def _required(tool: FunctionTool) -> list[str]:
