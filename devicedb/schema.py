@@ -134,7 +134,7 @@ class ModelIn(BaseModel):
 class MarketNamesIn(BaseModel):
     """Body of PATCH /api/models/{model}: the market names to set; a name left out stays as it is."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
 
     marketName: str | None = Field(
         None,
