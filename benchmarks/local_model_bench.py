@@ -9,6 +9,7 @@ and questions it cannot answer; tool turns: an add, a query, a list, a sum, the 
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import tempfile
 import time
@@ -36,6 +37,9 @@ ROUNDS = 3
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="times each prompt runs")
+    rounds = parser.parse_args().rounds
     with tempfile.TemporaryDirectory() as folder, BackgroundService(Path(folder) / "d.db") as service:
         registry = ToolRegistry(confirm=lambda name, args, ctx: True)
         for tool in default_tools(f"{service.url}/api/models"):
@@ -43,9 +47,11 @@ def main() -> None:
         start = time.perf_counter()
         with LocalModelServer() as server:
             print(f"server start-up ({cores()} threads)      {time.perf_counter() - start:6.2f} s")
-            parts = demo_plugin(CustomLLMWrapper(base_url=server.base_url, temperature=0))(registry)
-            chat = [turn_seconds(parts, registry, said) for _ in range(ROUNDS) for said in CHAT]
-            tools = [turn_seconds(parts, registry, said) for _ in range(ROUNDS) for said in TOOL]
+            parts = demo_plugin(
+                CustomLLMWrapper(base_url=server.base_url, temperature=0, max_tokens=80, timeout=600)
+            )(registry)
+            chat = [turn_seconds(parts, registry, said) for _ in range(rounds) for said in CHAT]
+            tools = [turn_seconds(parts, registry, said) for _ in range(rounds) for said in TOOL]
             for label, times in (("chat", chat), ("tool", tools)):
                 print(
                     f"{label} turn ({len(times)})",
