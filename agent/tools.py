@@ -51,15 +51,9 @@ class FunctionTool(ABC):
     from_results: ClassVar[tuple[str, ...]] = ()  # parameters whose values may come from tool results
     trusted: ClassVar[bool] = True  # its definition is this project's (or a trusted server's), not data
 
-    # Optional facts for a small model's host (the embedded demo model, agent/models/embedded/); a tool
-    # without them works with it too. `examples`: requests this tool serves, with the arguments each
-    # calls for. `said`: how a result reads, per language ("zh", "en"), as (condition, template) pairs;
-    # the first whose condition holds is used: "" always, "key" when the result's `key` is truthy, "!key"
-    # when it is not. Template fields come from the arguments and the result; a list field lists its
-    # items, each written by the `said_item` template.
-    examples: ClassVar[tuple[tuple[str, dict[str, Any]], ...]] = ()
-    said: ClassVar[dict[str, tuple[tuple[str, str], ...]]] = {}
-    said_item: ClassVar[str] = ""
+    # what it does, in one line for the person, per language ("zh", "en"): front ends list it; without
+    # one, the first sentence of the description is shown
+    summary: ClassVar[dict[str, str]] = {}
 
     @property
     def needs_confirmation(self) -> bool:

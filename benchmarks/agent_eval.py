@@ -1,13 +1,15 @@
-"""`make eval`: the agent evaluation, in two parts. The tuned part (`benchmarks/eval_cases.py`) was written
-while the demo model's policies were tuned; the held-out part (`benchmarks/eval_heldout.py`) was written
-before they changed for it and is never edited. Each prompt runs through `main.py -m` against a fresh,
-seeded database, and is scored by the database's final state, the tools that ran (from the audit log),
-whether every argument of every call was in the person's words, and the answer's truth.
+"""`make eval`: the agent evaluation, in three parts. The tuned part (`benchmarks/eval_cases.py`) was written
+while the demo model's policies were tuned; the held-out part (`benchmarks/eval_heldout.py`) and the held-out
+chat part (`benchmarks/eval_chat_heldout.py`: small talk, what it can do, market-name changes, each answer in
+the person's language) were written before they changed for them and are never edited. Each prompt runs
+through `main.py -m` against a fresh, seeded database, and is scored by the database's final state, the tools
+that ran (from the audit log), whether every argument of every call was in the person's words, and the
+answer's truth.
 
-`python -m benchmarks.agent_eval` runs the embedded default model; `--control` runs a scripted model
-that always makes the ideal call and answers from the tool's result, to show the scorer can reach 100%;
-`--main PATH` runs another checkout's main.py (to measure before a change). The person approves exactly
-what they asked for (`--yes` only for requests to add or delete).
+`python -m benchmarks.agent_eval` runs the embedded default model; `--control` runs a scripted model that
+always makes the ideal call and answers from the tool's result, to show the scorer can reach 100%; `--main
+PATH` runs another checkout's main.py (to measure before a change). The person approves exactly what they
+asked for (`--yes` only for requests to add, change or delete).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from devicedb.server import BackgroundService
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("add", "normalize", "query", "list")
+NO_TOOL = ("chat", "smalltalk", "delete", "greeting", "identity", "thanks", "offtopic", "capabilities")
 
 
 @dataclass
@@ -100,15 +103,17 @@ def score(spec: Spec, seconds: float, answer: str, audit: list[dict], found: set
 def rows_verdict(spec: Spec, found: set[tuple]) -> tuple[bool, bool]:
     """(the database holds what a correct turn leaves, it holds a row nobody asked for or lost one)"""
     by_code = {row[0]: row for row in found}
-    seeded = {(code, name, None) for code, name in spec.seed.items()}
+    updated = dict(spec.updates)
+    seeded = {(code, name, None) for code, name in spec.seed.items() if code not in updated}
     added = {normalize_code(code) or code: name for code, name in spec.rows}
-    wrong = not seeded <= found or bool(by_code.keys() - {c for c, _, _ in seeded} - added.keys())
+    kept = {c for c, _, _ in seeded} | updated.keys()
+    wrong = not seeded <= found or bool(by_code.keys() - kept - added.keys())
     right = all(
         code in by_code
         and (by_code[code][1:] == (DEFAULT_MARKET_NAME, None) if name is None else name in by_code[code][1:])
-        for code, name in added.items()
+        for code, name in [*added.items(), *updated.items()]
     )
-    return right and not wrong and len(found) == len(seeded) + len(added), wrong
+    return right and not wrong and len(found) == len(kept) + len(added), wrong
 
 
 def report(outcomes: list[Outcome], label: str) -> None:
@@ -129,7 +134,7 @@ def _report_part(outcomes: list[Outcome], label: str) -> None:
     core = [o for o in outcomes if o.spec.kind in CORE]
     good = sum(o.verdict == "success" for o in core)
     print(f"\nadd / normalize / query / list: {good}/{len(core)} = {good / max(1, len(core)):.0%} success")
-    chatty = [o.spec.text for o in outcomes if o.spec.kind in ("chat", "smalltalk", "delete") and o.attempted]
+    chatty = [o.spec.text for o in outcomes if o.spec.kind in NO_TOOL and o.attempted]
     print(f"chat and delete prompts that called a tool: {chatty or 'none'}")
     print(f"prompts that left wrong rows: {[o.spec.text for o in outcomes if o.wrong_rows] or 'none'}")
     false = [o.spec.text for o in outcomes if o.answer_problems]
@@ -151,7 +156,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--control", action="store_true", help="run the scripted ideal model instead")
     parser.add_argument("--main", type=Path, default=ROOT / "main.py", help="the main.py to run")
-    parser.add_argument("--part", choices=["tuned", "held-out"], help="run one part only")
+    parser.add_argument("--part", choices=["tuned", "held-out", "chat held-out"], help="run one part only")
     args = parser.parse_args()
     specs = [s for s in all_specs() if args.part in (None, s.part)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "ADD_MODEL_URL"))}

@@ -14,6 +14,7 @@ from benchmarks import scripted_llm
 from benchmarks.eval_spec import Spec, all_specs
 
 BY_TEXT = {spec.text: spec for spec in all_specs()}
+CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def reply(request: dict[str, Any]) -> dict[str, Any]:
@@ -47,6 +48,8 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
             (name, {"model": code, **({"marketName": market} if market else {})})
             for code, market in spec.rows
         ]
+    if name == "update_market_name":
+        return [(name, {"model": code, _field(market): market}) for code, market in spec.updates]
     if name == "query_device_model":
         return [(name, {"keyword": spec.says[0]})]
     if name == "calculator":
@@ -61,18 +64,29 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     return [(name, {})]
 
 
+def _field(name: str) -> str:
+    return "marketName" if CJK.search(name) else "marketNameEn"
+
+
 def words(spec: Spec) -> str:
     """The answer of a turn that calls no tool: what the spec asks it to say, or a greeting."""
     if spec.kind == "delete":
-        return "这里不能删除。" if re.search(r"[\u3400-\u9fff]", spec.text) else "I cannot delete here."
+        return "这里不能删除。" if CJK.search(spec.text) else "I cannot delete here."
+    if spec.lang:
+        said = " ".join([*spec.says, *spec.says_one_of[:1]])
+        return f"好的：{said}。" if spec.lang == "zh" else f"Hello! {said}."
     return f"Hello! I can {' / '.join(spec.says_one_of)}." if spec.says_one_of else "Hello!"
 
 
 def answer(envelope: dict[str, Any], spec: Spec) -> str:
-    """What a result says, in words the scorer checks for."""
+    """What a result says, in words the scorer checks for (in Chinese where the spec asks for it)."""
+    data = envelope.get("data")
+    if spec.lang == "zh" and envelope["ok"] and isinstance(data, dict):
+        return _in_chinese(data)
     if not envelope["ok"]:
         return f"That failed: {envelope['error']}"
-    data = envelope["data"]
+    if isinstance(data, dict) and "datetime" in data:
+        return f"It is {data['datetime']} in {data.get('place') or data['timezone']}."
     if isinstance(data, dict) and "created" in data:
         return (
             f"Added {data['model']}." if data["created"] else f"{data['model']} is already in the database."
@@ -104,3 +118,13 @@ def serving() -> Iterator[str]:
         yield url
     finally:
         server.shutdown()
+
+
+def _in_chinese(data: dict[str, Any]) -> str:
+    if "items" in data:
+        return f"找到 {data['total']} 个：{'、'.join(row['model'] for row in data['items'])}。"
+    if "datetime" in data:
+        return f"现在是{data.get('placeZh') or ''}时间 {data['datetime']}。"
+    if "model" in data:
+        return f"好的：{data['model']}（{data.get('marketName')}，{data.get('marketNameEn') or ''}）。"
+    return f"结果：{data.get('result')}。"

@@ -1,18 +1,18 @@
 """The evaluation's prompts as one kind of spec, whichever part they come from: the tuned cases
-(`eval_cases.py`, dataclasses) and the held-out prompts (`eval_heldout.py`, plain data read as its
-docstring says)."""
+(`eval_cases.py`, dataclasses), the held-out prompts (`eval_heldout.py`) and the held-out chat prompts
+(`eval_chat_heldout.py`), both plain data read as their docstrings say."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks import eval_cases, eval_heldout
+from benchmarks import eval_cases, eval_chat_heldout, eval_heldout
 
 
 @dataclass(frozen=True)
 class Spec:
-    part: str  # "tuned" or "held-out"
+    part: str  # "tuned", "held-out" or "chat held-out"
     kind: str
     text: str
     tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
@@ -24,11 +24,13 @@ class Spec:
     result: float | None = None  # arithmetic: the number the answer states
     zone: str | None = None  # time: the zone whose current date and hour the answer states
     arguments: dict[str, Any] = field(default_factory=dict)  # the tuned part's ideal call, for the control
+    lang: str | None = None  # the language the whole answer is in
+    updates: tuple[tuple[str, str], ...] = ()  # rows a correct turn changes: (code, market name afterwards)
 
     @property
     def approves(self) -> bool:
         """Does the person ask for a change? (They approve exactly what they asked for.)"""
-        return self.kind in ("add", "normalize", "delete")
+        return self.kind in ("add", "normalize", "delete", "update")
 
 
 def tuned() -> list[Spec]:
@@ -68,5 +70,26 @@ def held_out() -> list[Spec]:
     ]
 
 
+def chat_held_out() -> list[Spec]:
+    return [
+        Spec(
+            "chat held-out",
+            case["kind"],
+            case["text"],
+            tuple(case["tools"]),
+            eval_chat_heldout.SEED,
+            tuple((code, name) for code, name in case.get("rows", [])),
+            tuple(case.get("says", ())),
+            tuple(case.get("says_one_of", ())),
+            tuple(case.get("never_says", ())),
+            case.get("result"),
+            case.get("zone"),
+            lang=case["lang"],
+            updates=tuple((code, name) for code, name in case.get("updates", [])),
+        )
+        for case in eval_chat_heldout.CHAT_HELD_OUT
+    ]
+
+
 def all_specs() -> list[Spec]:
-    return [*tuned(), *held_out()]
+    return [*tuned(), *held_out(), *chat_held_out()]

@@ -1,7 +1,8 @@
 """What the evaluation checks of an answer and of the calls: the answer states what it must (codes as
 written or as stored, the number, the zone's current date and hour) and nothing it must not; every
 argument value of every call was in the person's words (a code as written or in the tool's own form;
-an arithmetic expression made of the person's numbers) or is the schema's declared default."""
+an arithmetic expression made of the person's numbers) or is the schema's declared default; and, where
+a spec names the answer's language, that the whole answer is in it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from devicedb.schema import normalize_code
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ARITHMETIC = re.compile(r"^[-+*/%().\d\s]+$")
+_CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
+_NOT_WORDS = re.compile(r"[\w.:/+-]*[\d_][\w.:/+-]*", re.ASCII)  # codes, numbers, setting names
+_ENGLISH_SENTENCE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?(?:[ ,]+[A-Za-z]+(?:'[A-Za-z]+)?){2,}")
 
 
 def answer_problems(spec: Spec, answer: str, when: tuple[float, float]) -> list[str]:
@@ -31,7 +35,33 @@ def answer_problems(spec: Spec, answer: str, when: tuple[float, float]) -> list[
         problems.append(f"does not state {spec.result:g}")
     if spec.zone and not any(_states_time(answer, spec.zone, moment) for moment in when):
         problems.append(f"does not state the time in {spec.zone}")
-    return problems
+    return problems + _language_problems(spec, answer)
+
+
+def _language_problems(spec: Spec, answer: str) -> list[str]:
+    """Is the answer in `spec.lang` throughout? Names and codes the person or the database wrote and
+    setting names do not count as words of a language."""
+    if spec.lang is None:
+        return []
+    rest = answer
+    for name in sorted(
+        [*spec.seed.values(), *(n for _, n in spec.rows if n), *(n for _, n in spec.updates)],
+        key=len,
+        reverse=True,
+    ):
+        rest = rest.replace(name, " ")
+    rest = _NOT_WORDS.sub(" ", rest)
+    if spec.lang == "en":
+        return ["answers partly in Chinese"] if _CJK.search(rest) else []
+    typed = {w.casefold() for w in re.findall(r"[A-Za-z]+", spec.text)}
+    english = [
+        s
+        for s in _ENGLISH_SENTENCE.findall(rest)
+        if not {w.casefold() for w in re.findall(r"[A-Za-z]+", s)} <= typed
+    ]
+    if not _CJK.search(rest):
+        return ["does not answer in Chinese"]
+    return [f"has English words in a Chinese answer: {english[0]!r}"] if english else []
 
 
 def _says(answer: str, text: str) -> bool:

@@ -1,4 +1,4 @@
-"""The device-model HTTP service (FastAPI): add, look up, search and delete phone model codes.
+"""The device-model HTTP service (FastAPI): add, look up, search, rename and delete phone model codes.
 
 Every refusal is a 4xx whose JSON body names the field and the rule broken (responses.py), and writes
 nothing; a 405 names every method the path allows; HEAD works wherever GET does. A database that does
@@ -24,18 +24,21 @@ from devicedb.responses import (
     DELETE_RESPONSES,
     GET_RESPONSES,
     SEARCH_RESPONSES,
+    UPDATE_RESPONSES,
     AddResult,
+    ModelOut,
     rejection,
 )
 from devicedb.schema import (
     CODE_PATTERN,
     TEXT_PATTERN,
+    MarketNamesIn,
     ModelIn,
     check_display_text,
     code_problem,
     normalize_code,
 )
-from devicedb.store import DeviceStore, IdempotencyConflict
+from devicedb.store import DeviceStore, IdempotencyConflict, NoSuchModel
 from plumbing import telemetry
 from plumbing.sql import DatabaseUnavailable
 
@@ -86,6 +89,26 @@ def create_app(store: DeviceStore) -> FastAPI:
         code = normalize_code(model)
         record = store.get(code) if code else None
         return record or _no_such_model(model, code)
+
+    @app.patch(
+        "/api/models/{model}", response_model=ModelOut, responses=UPDATE_RESPONSES, operation_id="updateModel"
+    )
+    def update_model(
+        model: ModelCode,
+        body: MarketNamesIn,
+        idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    ) -> Any:
+        code = normalize_code(model)
+        if not code:
+            return _no_such_model(model, code)
+        changes = body.changes()
+        request = json.dumps({"PATCH": code, **changes}, sort_keys=True)  # never a POST's body
+        try:
+            return store.update(code, changes, idempotency_key, hashlib.sha256(request.encode()).hexdigest())
+        except IdempotencyConflict:
+            return rejection(409, "Idempotency-Key", "this key was already used with a different body")
+        except NoSuchModel:
+            return _no_such_model(model, code)
 
     @app.delete("/api/models/{model}", responses=DELETE_RESPONSES, operation_id="deleteModel")
     def delete_model(model: ModelCode) -> Any:

@@ -52,6 +52,7 @@ def rejection(status: int, field: str, rule: str, headers: dict[str, str] | None
 _THIS_MODEL = {"model": "$response.body#/model"}
 _LINKS_FROM_RECORD = {
     "GetModel": {"operationId": "getModel", "parameters": _THIS_MODEL},
+    "UpdateModel": {"operationId": "updateModel", "parameters": _THIS_MODEL},
     "DeleteModel": {"operationId": "deleteModel", "parameters": _THIS_MODEL},
 }
 
@@ -87,6 +88,18 @@ GET_RESPONSES: dict[int | str, dict[str, Any]] = {
         "links": {"DeleteModel": _LINKS_FROM_RECORD["DeleteModel"]},
     },
     404: _refused("No such model (or not a model code)"),
+    **_INVALID,
+}
+UPDATE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "model": ModelOut,
+        "description": "The record with its new market names (or an idempotent replay of the change)",
+        "links": {"GetModel": _LINKS_FROM_RECORD["GetModel"]},
+    },
+    400: _refused("The body is not UTF-8 JSON the service can read"),
+    404: _refused("No such model (or not a model code)"),
+    409: _refused("The Idempotency-Key was used with a different body"),
+    413: _refused("The body is larger than 64 KiB"),
     **_INVALID,
 }
 DELETE_RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_MARKET_NAME = "营销名未解密"
 # 3 to 20 letters and digits, a single hyphen or space allowed between two of them; blanks around
@@ -129,3 +129,40 @@ class ModelIn(BaseModel):
     @classmethod
     def _default_market_name(cls, value: str | None) -> str:
         return value or DEFAULT_MARKET_NAME
+
+
+class MarketNamesIn(BaseModel):
+    """Body of PATCH /api/models/{model}: the market names to set; a name left out stays as it is."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"minProperties": 1})
+
+    marketName: str | None = Field(
+        None,
+        max_length=100,
+        description="中文营销名 (null or empty: back to the default, 营销名未解密)",
+        json_schema_extra={"pattern": TEXT_PATTERN},
+    )
+    marketNameEn: str | None = Field(
+        None,
+        max_length=100,
+        description="英文营销名 (null or empty: none)",
+        json_schema_extra={"pattern": TEXT_PATTERN},
+    )
+
+    @field_validator("marketName", "marketNameEn")
+    @classmethod
+    def _displayable(cls, value: str | None) -> str | None:
+        return None if value is None else check_display_text(value)
+
+    @model_validator(mode="after")
+    def _names_something(self) -> MarketNamesIn:
+        if not self.model_fields_set:
+            raise ValueError("name marketName or marketNameEn (or both)")
+        return self
+
+    def changes(self) -> dict[str, str | None]:
+        """column -> its new value, for the names the body gave."""
+        given = {name: getattr(self, name) or None for name in sorted(self.model_fields_set)}
+        if "marketName" in given:
+            given["marketName"] = given["marketName"] or DEFAULT_MARKET_NAME
+        return given

@@ -5,6 +5,8 @@ SQL that differ; the SQL here is written once, with `?` placeholders and quoted 
 - one row per code: `INSERT ... ON CONFLICT` inside a transaction;
 - an Idempotency-Key is claimed first in the add's own transaction, so racing requests with one key
   wait for each other and all get the one stored response; a different body with the key is a conflict;
+- a change of market names (`update`) takes a key the same way; an unknown code changes nothing and
+  claims no key;
 - keys expire `idempotency_ttl` seconds (24 h) after their first use and are purged, so the table stays
   bounded; deleting a model forgets the keys that answered for it, so a retry after the DELETE adds the
   model again and says so (201) instead of replaying a record that is gone.
@@ -30,6 +32,10 @@ COLUMNS = 'model, "marketName", "marketNameEn", "createdAt", "createdBy"'
 
 class IdempotencyConflict(Exception):
     """The idempotency key was already used with a different body."""
+
+
+class NoSuchModel(Exception):
+    """No stored model has this code."""
 
 
 class DeviceStore:
@@ -80,6 +86,27 @@ class DeviceStore:
                     (status, json.dumps(response, ensure_ascii=False), idempotency_key),
                 )
         return status, response
+
+    def update(
+        self, model: str, changes: dict[str, str | None], idempotency_key: str | None, body_hash: str
+    ) -> dict[str, Any]:
+        """Set the columns of `changes` on `model`'s row; the record as stored. NoSuchModel rolls back."""
+        now = self.clock()
+        with self.transaction() as db:
+            if idempotency_key and not self._claim(db, idempotency_key, body_hash, model, now):
+                return self._replay(db, idempotency_key, body_hash)[1]
+            assignments = ", ".join(f'"{column}" = ?' for column in changes)
+            params = (*changes.values(), model)
+            if db.execute(f"UPDATE models SET {assignments} WHERE model = ?", params).rowcount != 1:
+                raise NoSuchModel(model)  # the transaction, the key's claim with it, is rolled back
+            stored = self._get(db, model)
+            if idempotency_key:
+                db.execute(
+                    "UPDATE idempotency SET status = ?, response = ? WHERE key = ?",
+                    (200, json.dumps(stored, ensure_ascii=False), idempotency_key),
+                )
+        assert stored is not None
+        return stored
 
     def _claim(self, db: Cursor, key: str, body_hash: str, model: str, now: float) -> bool:
         """Take `key` for this request (new, or expired); False when a live request holds it already.

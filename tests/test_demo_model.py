@@ -13,7 +13,7 @@ from agent.memory import person_message
 from agent.models.embedded.answers import Answerer, capabilities
 from agent.models.embedded.chat_model import DemoChatModel, kept_true
 from agent.models.embedded.routing import Router
-from agent.tools import ToolRegistry
+from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ok
 from tests.fake_llm import text
 from tools import default_tools
@@ -23,8 +23,7 @@ from tools import default_tools
 def router() -> Router:
     registry = ToolRegistry()
     for tool in default_tools("http://127.0.0.1:9/api/models"):
-        if tool.effect != "destructive":  # as the demo model's registry: nothing destructive
-            registry.register(tool)
+        registry.register(tool)
     return Router(registry)
 
 
@@ -33,8 +32,24 @@ def router() -> Router:
     [
         ("帮我把 RMX2001 存进数据库", "add_device_model", [{"model": "RMX2001"}]),
         ("Please add SM-A5360 to the db", "add_device_model", [{"model": "SM-A5360"}]),
-        ("录入 SM A5360，营销名叫 Galaxy A53", "add_device_model",
+        ("录入 SM A5360，营销名叫 Galaxy A53", "add_device_model",  # Latin script: the English name
+         [{"model": "SM A5360", "marketNameEn": "Galaxy A53"}]),
+        ("录入 SM A5360，中文营销名叫 Galaxy A53", "add_device_model",  # unless the person says otherwise
          [{"model": "SM A5360", "marketName": "Galaxy A53"}]),
+        ("新增 PJD110，营销名 一加 Ace", "add_device_model", [{"model": "PJD110", "marketName": "一加 Ace"}]),
+        ("Register CPH2611, marketing name OPPO A3", "add_device_model",  # one code: the name holds none
+         [{"model": "CPH2611", "marketNameEn": "OPPO A3"}]),
+        ("PJX110 需要入库，营销名未定", "add_device_model", [{"model": "PJX110"}]),
+        ("Code V2401A has to go into the database, market name not decided", "add_device_model",
+         [{"model": "V2401A"}]),
+        ("把 V2309A 的营销名改成 vivo X100s", "update_market_name",
+         [{"model": "V2309A", "marketNameEn": "vivo X100s"}]),
+        ("把 V2309A 的中文营销名改为 维沃 X100s", "update_market_name",
+         [{"model": "V2309A", "marketName": "维沃 X100s"}]),
+        ("please set the market name of CPH2451 to OPPO Reno10 5G", "update_market_name",
+         [{"model": "CPH2451", "marketNameEn": "OPPO Reno10 5G"}]),
+        ("I paid for 4 cases at 35 each, what's the total?", "calculator", [{"expression": "4 * 35"}]),
+        ("How many models are in the database?", "list_device_models", [{}]),
         ("add RMX3085 with English market name realme 8", "add_device_model",
          [{"model": "RMX3085", "marketNameEn": "realme 8"}]),
         ("请把 PFUM10 和 PDEM10 都存进去", "add_device_model", [{"model": "PFUM10"}, {"model": "PDEM10"}]),
@@ -62,8 +77,15 @@ def test_the_plan_is_the_fitting_tool_with_values_from_the_persons_words(router,
         ("Remove CPH1920 please", "cannot", "destructive"),
         ("你都会些什么？", "capabilities", "read"),
         ("How can you help?", "capabilities", "read"),
-        ("晚上好", "chat", "read"),
-        ("thanks a lot!", "chat", "read"),
+        ("晚上好", "greeting", "read"),
+        ("你好呀，今天也辛苦了", "greeting", "read"),  # 今天 is no question about the date
+        ("thanks a lot!", "thanks", "read"),
+        ("Who are you?", "identity", "read"),
+        ("月亮离地球多远？", "offtopic", "read"),  # a question the demo cannot answer
+        ("Tell me a joke", "offtopic", "read"),
+        ("I like green phones", "chat", "read"),  # a remark: the model's own words
+        ("Change the market name of CPH2451", "missing", "destructive"),  # to what? the host asks
+        ("把 CPH2451 的营销名改一下", "missing", "destructive"),
         ("Can you add a model for me?", "missing", "write"),  # no code: the host asks for one
     ],
 )
@@ -75,17 +97,46 @@ def test_requests_no_tool_serves(router, said, kind, effect):
 def test_a_question_is_never_offered_a_write_and_a_delete_never_an_add(router):
     assert router.plan("RMX2001 录入了吗？").tool == "query_device_model"
     assert router.plan("Delete RMX2001 and add it again").kind == "cannot"
+    assert router.plan("RMX2001 的营销名改了吗？").tool == "query_device_model"
+    assert router.plan("你好，RMX2001 在库里吗").tool == "query_device_model"  # a greeting with a request
 
 
 def test_the_host_answers_in_the_persons_language(router):
     answer = Answerer(router, router.registry)
-    assert answer([person_message("你都会些什么？")]).startswith("我可以：\n- 添加设备机型到数据库\n")
-    english = answer([person_message("How can you help?")])
-    assert english.startswith("I can:\n- add (record, save) a device model code to the database\n")
+    chinese = answer([person_message("你都会些什么？")]).splitlines()
+    tools = [t for t in router.registry.tools() if t.name != "delete_device_model"]  # it never deletes
+    assert chinese == ["我可以：", *(f"- {t.summary['zh']}" for t in tools)]
+    english = answer([person_message("How can you help?")]).splitlines()
+    assert english == ["I can:", *(f"- {t.summary['en']}" for t in tools)]
     assert "不能删除" in answer([person_message("把 RMX2001 删了")])
     assert "cannot delete" in answer([person_message("Remove CPH1920 please")])
     assert answer([person_message("Can you add a model for me?")]).startswith("To add (record, save)")
     assert answer([person_message("帮我把 RMX2001 存进数据库")]) is None  # the tool runs first
+    assert answer([person_message("你好")]).startswith("你好！我是")
+    assert answer([person_message("thanks!")]).startswith("You're welcome")
+    assert "SmolLM2-135M" in answer([person_message("Who are you?")])
+    assert answer([person_message("Tell me a joke")]).startswith("I can't answer that with the demo model")
+    assert "回答不了" in answer([person_message("月亮离地球多远？")])
+    assert answer([person_message("把 CPH2451 的营销名改一下")]) == (
+        "要修改数据库中已有机型的中英文营销名，请告诉我新的中文营销名。"
+    )
+
+
+def test_a_tool_without_a_summary_is_said_by_its_descriptions_first_sentence(router):
+    registry = ToolRegistry()
+    registry.register(Plain())
+    assert capabilities(registry, "zh") == "我可以：\n- 把一段文字反过来"
+    assert capabilities(registry, "en") == "I can:\n- reverse a piece of text"
+
+
+class Plain(FunctionTool):
+    name = "reverse"
+    effect = "read"
+    description = "把一段文字反过来。只处理文字。Reverse a piece of text. Text only."
+    parameters = {"type": "object", "properties": {}}
+
+    def call(self, ctx, input):
+        return ""
 
 
 def test_after_the_tools_ran_the_host_states_each_result(router):

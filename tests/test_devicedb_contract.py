@@ -26,7 +26,7 @@ def test_405_names_every_allowed_method_and_head_works(api):
     assert (options.status_code, options.headers["Allow"]) == (405, "GET, HEAD, POST")
     assert refusal(options) == (405, "method")
     put = requests.put(f"{api}/CPH2223", json={})
-    assert (put.status_code, put.headers["Allow"]) == (405, "DELETE, GET, HEAD")
+    assert (put.status_code, put.headers["Allow"]) == (405, "DELETE, GET, HEAD, PATCH")
     head = requests.head(f"{api}/CPH2223")
     assert (head.status_code, head.content) == (200, b"")
     assert int(head.headers["content-length"]) == len(requests.get(f"{api}/CPH2223").content)
@@ -100,6 +100,7 @@ def test_every_route_declares_its_responses_and_the_error_body(service):
         ("get", "/api/models"): {"200", "422"},
         ("get", "/api/models/{model}"): {"200", "404", "422"},
         ("delete", "/api/models/{model}"): {"200", "404", "422"},
+        ("patch", "/api/models/{model}"): {"200", "400", "404", "409", "413", "422"},
     }
     for path, item in spec["paths"].items():
         for operation in item.values():
@@ -107,4 +108,4 @@ def test_every_route_declares_its_responses_and_the_error_body(service):
                 ref = response["content"]["application/json"]["schema"]["$ref"]
                 assert (ref == "#/components/schemas/Rejection") == status.startswith("4"), (path, status)
     add_links = spec["paths"]["/api/models"]["post"]["responses"]["201"]["links"]
-    assert {link["operationId"] for link in add_links.values()} == {"getModel", "deleteModel"}
+    assert {link["operationId"] for link in add_links.values()} == {"getModel", "deleteModel", "updateModel"}

@@ -118,6 +118,7 @@ def test_our_server_with_the_official_client(tmp_path, transport, device_service
             "ours__delete_device_model",  # offered: this client can ask its person (elicitation)
             "ours__list_device_models",
             "ours__query_device_model",
+            "ours__update_market_name",  # offered as the delete is: it overwrites
         ]
         assert mcp.tools["ours__query_device_model"].needs_confirmation is False  # readOnlyHint
         assert mcp.tools["ours__add_device_model"].needs_confirmation is False  # destructiveHint false

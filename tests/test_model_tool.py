@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -141,17 +142,21 @@ def test_a_retried_write_after_a_lost_response_writes_one_row(device_service):
 
 
 def test_each_tool_says_its_result_in_its_own_words_in_the_users_language(device_service):
-    """The tools' optional `said` templates, as the demo model's host reads them (answers.statement)."""
+    """The demo model's facts of each tool (agent/models/embedded/facts.py), as its host says a result
+    (answers.statement): in the person's language, placeholders and weekdays included."""
     from agent.models.embedded.answers import statement
     from tools import default_tools
 
-    registry = ToolRegistry()
+    registry, approving = ToolRegistry(), ToolRegistry(confirm=lambda name, args, ctx: True)
     for tool in default_tools(f"{device_service.url}/api/models"):
         registry.register(tool)
+    for tool in default_tools(f"{device_service.url}/api/models"):
+        approving.register(tool)
 
     def said(name: str, args: dict, lang: str, call_id: str = "c1") -> str:
         call = {"name": name, "args": args, "id": call_id}
-        envelope = json.loads(registry.execute_tool_call(CTX, call))
+        ran = approving if name == "update_market_name" else registry  # the person says yes to changes
+        envelope = json.loads(ran.execute_tool_call(CTX, call))
         return statement(registry.get(name), call, envelope, lang)
 
     assert said("list_device_models", {}, "zh") == "数据库里还没有机型。"
@@ -169,7 +174,30 @@ def test_each_tool_says_its_result_in_its_own_words_in_the_users_language(device
     assert said("list_device_models", {}, "en") == "The database has 1 model(s): V2145 (vivo)."
     assert said("calculator", {"expression": "6 * 7"}, "zh") == "6 * 7 = 42"
     assert said("add_device_model", {"model": "A1"}, "zh", "c2").startswith(
-        "add_device_model 没有完成：the device service refused"
+        "add_device_model 没有完成：机型服务拒绝了这个请求（HTTP 422）"
+    )
+    assert said("add_device_model", {"model": "V2146"}, "en", "c4") == (
+        "Model V2146 added to the database (market name: no market name yet)."
+    )
+    assert said("add_device_model", {"model": "V2147", "marketNameEn": "vivo Y3"}, "en", "c5") == (
+        "Model V2147 added to the database (English market name: vivo Y3)."
+    )
+    assert said("query_device_model", {"keyword": "V2146"}, "en") == (
+        "The database has 1 model(s) matching V2146: V2146 (no market name yet)."
+    )
+    assert said("update_market_name", {"model": "V2145", "marketNameEn": "vivo Y02"}, "zh", "c7") == (
+        "已更新机型 V2145 的营销名（营销名：vivo，英文营销名：vivo Y02）。"
+    )
+    assert said("update_market_name", {"model": "V9999", "marketName": "x"}, "zh", "c6") == (
+        "update_market_name 没有完成：数据库里没有机型 V9999。"
+    )
+    assert re.fullmatch(
+        r"现在是北京时间 \d\d:\d\d（星期.，\d{4}-\d\d-\d\d）。",
+        said("current_time", {"timezone": "北京"}, "zh", "c8"),
+    )
+    assert re.fullmatch(
+        r"It is \d\d:\d\d in Beijing \([A-Z][a-z]+day, \d{4}-\d\d-\d\d\)\.",
+        said("current_time", {"timezone": "Asia/Shanghai"}, "en"),
     )
     assert said("delete_device_model", {"model": "V2145"}, "en") == (
         "delete_device_model failed: the person refused to run 'delete_device_model'; do not retry it"

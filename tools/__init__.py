@@ -7,6 +7,7 @@ from agent.tools import FunctionTool
 from tools.calculator import CalculatorTool
 from tools.current_time import CurrentTimeTool
 from tools.device_service import DeviceService
+from tools.market_name import UpdateMarketNameTool
 from tools.model_tool import AddModelTool, DeleteModelTool, ListModelsTool, QueryModelTool
 
 
@@ -17,6 +18,7 @@ def default_tools(models_url: str | DeviceService) -> list[FunctionTool]:
         AddModelTool(service),
         QueryModelTool(service),
         ListModelsTool(service),
+        UpdateMarketNameTool(service),
         DeleteModelTool(service),
         CalculatorTool(),
         CurrentTimeTool(),

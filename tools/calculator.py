@@ -28,8 +28,7 @@ MAX_DIGITS = 1000
 class CalculatorTool(FunctionTool):
     name = "calculator"
     effect = "read"
-    examples = (("3 加 5 等于几？", {"expression": "3 + 5"}), ("What is 6 times 7?", {"expression": "6 * 7"}))
-    said = {"zh": (("", "{expression} = {result}"),), "en": (("", "{expression} = {result}"),)}
+    summary = {"zh": "计算算术题（加减乘除、括号）", "en": "calculate arithmetic (+ - * /, parentheses)"}
     description = (
         "执行数学计算：加、减、乘、除（+ - * /，乘以、除以）、整除、取余、幂运算和括号。"
         "只做算术，例如 (2 + 3) * 4 ** 2、“3 加 5 等于几？”“20 除以 4 是多少”。"

@@ -1,10 +1,14 @@
 """CurrentTimeTool: the current date and time in a place — an IANA timezone, or a common city name in
-Chinese or English (the tutorial's built-in "时间" tool)."""
+Chinese or English (the tutorial's built-in "时间" tool); with no place named, the person's own zone:
+`TZ`, else the machine's local zone, else UTC. The result names the place in both languages when it is
+a city (or a city's zone), so an answer can say "北京时间 09:35" or "09:35 in Beijing"."""
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent.tools import FunctionTool
@@ -41,6 +45,23 @@ PLACES = [  # (中文, English, IANA zone): the person's own word for a city wor
 ]
 CITIES = {name: zone for zh, en, zone in PLACES for name in (zh, en)}
 _BY_NAME = {name.casefold(): zone for name, zone in CITIES.items()}
+_NAMES = {name.casefold(): (zh, en) for zh, en, _ in PLACES for name in (zh, en)}
+_FIRST_CITY = {zone: (zh, en) for zh, en, zone in reversed(PLACES)}  # Asia/Shanghai: 北京 / Beijing
+
+
+def local_zone() -> str:
+    """The person's zone: `TZ` when it names one, else the machine's (/etc/localtime), else UTC."""
+    candidates = [os.environ.get("TZ", "").removeprefix(":")]
+    link = Path("/etc/localtime")
+    if link.is_symlink():
+        candidates.append(str(link.resolve()).partition("/zoneinfo/")[2])
+    for zone in candidates:
+        try:
+            if zone and ZoneInfo(zone):
+                return "UTC" if zone in ("Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu") else zone
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    return "UTC"
 
 
 def zone_of(place: str) -> str:
@@ -60,7 +81,10 @@ def zone_of(place: str) -> str:
 class CurrentTimeTool(FunctionTool):
     name = "current_time"
     effect = "read"
-    examples = (("现在几点？", {}), ("What day is today?", {}), ("巴黎现在几点", {"timezone": "巴黎"}))
+    summary = {
+        "zh": "告诉你现在的日期和时间（可指定城市）",
+        "en": "tell the current date and time (anywhere)",
+    }
     description = (
         "查询当前日期和时间，可指定城市或时区。用户问现在几点、今天几号或星期几时使用。"
         'The current date and time, anywhere, e.g. "what time is it?", "what time is it in Paris?".'
@@ -71,20 +95,21 @@ class CurrentTimeTool(FunctionTool):
             "timezone": {
                 "type": "string",
                 "maxLength": 64,
-                "description": "IANA 时区（如 Asia/Shanghai）或城市名（如 北京、Tokyo）；默认 UTC",
+                "description": "IANA 时区（如 Asia/Shanghai）或城市名（如 北京、Tokyo）；默认用户所在时区",
                 "examples": list(CITIES),
             },
         },
         "additionalProperties": False,
     }
-    said = {
-        "zh": (("", "现在是 {datetime}（{timezone}，{weekday}）。"),),
-        "en": (("", "It is {datetime} ({timezone}, {weekday})."),),
-    }
 
     def call(self, ctx: ToolContext, input: str) -> str:
-        zone = zone_of(json.loads(input).get("timezone") or "UTC")
+        place = json.loads(input).get("timezone") or local_zone()
+        zone = zone_of(place)
         now = datetime.now(ZoneInfo(zone))
-        return json.dumps(
-            {"timezone": zone, "datetime": now.isoformat(timespec="seconds"), "weekday": now.strftime("%A")}
-        )
+        zh, en = _NAMES.get(place.strip().casefold()) or _FIRST_CITY.get(zone) or (None, None)
+        found = {
+            "timezone": zone,
+            "datetime": now.isoformat(timespec="seconds"),
+            "weekday": now.strftime("%A"),
+        }
+        return json.dumps({**found, "place": en, "placeZh": zh}, ensure_ascii=False)

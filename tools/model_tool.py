@@ -21,7 +21,6 @@ CODE = {  # a model code as manufacturers write it, with a digit: CPH2223, V2145
     "maxLength": 30,
     "pattern": "^(?=[^0-9]*[0-9])[A-Za-z0-9]+(?:[- ][A-Za-z0-9]+)*$",
 }
-ROW = "{model} ({marketName})"
 
 
 class ModelCodeTool(DeviceServiceTool):
@@ -37,27 +36,16 @@ class AddModelTool(ModelCodeTool):
     permission = "add_model"
     injected = {"createdBy": "user_id"}
     grounded = ("model", "marketName", "marketNameEn")
-    examples = (
-        ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
-        ("Add model RMX1901 to the database", {"model": "RMX1901"}),
-        ("新增机型 V2227A，营销名 vivo Y77", {"model": "V2227A", "marketName": "vivo Y77"}),
-    )
+    summary = {
+        "zh": "添加机型到数据库（可带中英文营销名）",
+        "en": "add a device model to the database (with its market names)",
+    }
     description = (
         "添加设备机型到数据库。当用户查询未解禁的机型时，可以使用此工具将机型添加到数据库中。"
         "机型代码应该去除后缀（如 IN、CN 等），例如 CPH2223IN 应该使用 CPH2223。"
         "Add (record, save) a device model code to the database, "
         'e.g. "add RMX1901", "把 PJD110 加入数据库".'
     )
-    said = {
-        "zh": (
-            ("created", "机型 {model} 已添加到数据库（营销名：{marketName}）。"),
-            ("", "机型 {model} 已在数据库中，没有重复添加（营销名：{marketName}）。"),
-        ),
-        "en": (
-            ("created", "Model {model} added to the database (market name: {marketName})."),
-            ("", "Model {model} is already in the database; nothing was added (market name: {marketName})."),
-        ),
-    }
     parameters = {
         "type": "object",
         "properties": {
@@ -101,10 +89,7 @@ class QueryModelTool(ModelCodeTool):
     name = "query_device_model"
     effect = "read"
     grounded = ("keyword",)
-    examples = (
-        ("数据库里有 A5010 吗？", {"keyword": "A5010"}),
-        ("Is PHB110 in the database?", {"keyword": "PHB110"}),
-    )
+    summary = {"zh": "查询某个机型是否已在数据库中", "en": "look up whether a model is in the database"}
     description = (
         "查询数据库中已有的设备机型（只读）。按机型代码（例如 CPH2223）或营销名关键字查找，"
         "返回匹配的记录。用户问某个机型是否已在数据库中时使用，例如“数据库里有 A5010 吗？”"
@@ -112,17 +97,6 @@ class QueryModelTool(ModelCodeTool):
         'Look up whether a model is in the database (read only), e.g. "is PJD110 in the database?", '
         '"does the database have A5010?".'
     )
-    said = {
-        "zh": (
-            ("total", "数据库里有 {total} 个匹配 {keyword} 的机型：{items}。"),
-            ("", "数据库里没有匹配 {keyword} 的机型。"),
-        ),
-        "en": (
-            ("total", "The database has {total} model(s) matching {keyword}: {items}."),
-            ("", "No model matching {keyword} is in the database."),
-        ),
-    }
-    said_item = ROW
     parameters = {
         "type": "object",
         "properties": {
@@ -144,19 +118,14 @@ class QueryModelTool(ModelCodeTool):
 class ListModelsTool(DeviceServiceTool):
     name = "list_device_models"
     effect = "read"
-    examples = (("数据库里都有哪些机型？", {}), ("Show all models", {}))
+    summary = {
+        "zh": "列出数据库里的机型，告诉你一共有多少个",
+        "en": "list the models in the database and say how many there are",
+    }
     description = (
         "列出数据库里已有的全部机型（只读），例如“数据库里都有哪些机型？”“列出全部机型”。"
         'List all the models in the database (read only), e.g. "show all models".'
     )
-    said = {
-        "zh": (("total", "数据库里共有 {total} 个机型：{items}。"), ("", "数据库里还没有机型。")),
-        "en": (
-            ("total", "The database has {total} model(s): {items}."),
-            ("", "The database has no models yet."),
-        ),
-    }
-    said_item = ROW
     parameters = {
         "type": "object",
         "properties": {
@@ -176,14 +145,14 @@ class DeleteModelTool(ModelCodeTool):
     idempotent = True
     permission = "delete_model"
     grounded = ("model",)
+    summary = {
+        "zh": "从数据库删除机型（先请你确认）",
+        "en": "delete a model from the database (after you confirm)",
+    }
     description = (
         "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"
         "Delete a device model from the database."
     )
-    said = {
-        "zh": (("", "已从数据库删除机型 {model}。"),),
-        "en": (("", "Deleted model {model} from the database."),),
-    }
     parameters = {
         "type": "object",
         "properties": {"model": {**CODE, "description": "要删除的机型代码，例如 CPH2223"}},

@@ -1,6 +1,8 @@
 """What the host says for the embedded demo model, in the person's language, so no answer is the small
-model's own guess: what the tools can do, what the demo cannot do and how to get it, a value it needs,
-and — once the tools ran — each call's result, in the tool's own words (`said`) or plainly.
+model's own guess: a greeting, a thank-you, who it is, what the tools can do (each tool's `summary`),
+that a question is beyond the demo and how to get a real model, what the demo cannot do, a value it
+needs, and — once the tools ran — each call's result, in the words of the tool's facts (`facts.py`)
+or plainly.
 
 Numbers and database facts in these answers come only from tool results; a failure is told as one.
 """
@@ -16,8 +18,9 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from agent.guards import envelope_of
 from agent.llm.tool_calls import parse_arguments
+from agent.models.embedded.facts import facts, person_facing
 from agent.models.embedded.reading import CJK
-from agent.models.embedded.routing import Plan, Router
+from agent.models.embedded.routing import Plan, Router, offered
 from agent.tools import FunctionTool, ToolRegistry
 
 REAL_MODEL = "LLM_BASE_URL, LLM_API_KEY, LLM_MODEL"
@@ -30,6 +33,31 @@ CANNOT = {
 WHAT = {"destructive": {"zh": "删除", "en": "delete"}, "write": {"zh": "写入", "en": "write"}}
 CONFIRM = {"zh": "每次删除前都会请你确认。", "en": "and it will ask you to confirm each time first."}
 CAN = {"zh": "我可以：", "en": "I can:"}
+DEMO = {
+    "zh": "这个教程智能体的内置演示模型 SmolLM2-135M（1.35 亿参数）",
+    "en": "the tutorial agent's embedded demo model, SmolLM2-135M (135 million parameters)",
+}
+SAYS = {
+    "greeting": {
+        "zh": "你好！我是" + DEMO["zh"] + "，可以帮你管理机型数据库、做计算、查时间。"
+        "问我“你能做什么？”看看全部功能。",
+        "en": "Hello! I'm " + DEMO["en"] + ". I can manage the device-model database, calculate and tell "
+        'the time; ask "what can you do?" to see it all.',
+    },
+    "thanks": {
+        "zh": "不客气！还需要什么随时告诉我。",
+        "en": "You're welcome! Just ask if you need anything else.",
+    },
+    "identity": {
+        "zh": "我是" + DEMO["zh"] + "。它不是真正的大模型：由宿主按你的原话安排工具调用。",
+        "en": "I'm " + DEMO["en"] + ". It is no real LLM: the host plans its tool calls from your own words.",
+    },
+    "offtopic": {
+        "zh": "这个问题内置演示模型回答不了；要用真实模型，请设置 " + REAL_MODEL + "（见 README）。",
+        "en": "I can't answer that with the demo model; set " + REAL_MODEL + " for a real one "
+        "(see the README).",
+    },
+}  # fmt: skip
 MISSING = {"zh": "要{tool}，请告诉我{what}。", "en": "To {tool}, please tell me {what}."}
 
 
@@ -46,6 +74,10 @@ class Answerer:
             return self.results(turn, plan.lang)
         if plan.kind == "capabilities":
             return capabilities(self.registry, plan.lang)
+        if plan.kind == "identity":
+            return SAYS["identity"][plan.lang] + "\n" + capabilities(self.registry, plan.lang)
+        if plan.kind in SAYS:
+            return SAYS[plan.kind][plan.lang]
         if plan.kind == "cannot":
             what = WHAT.get(plan.effect, WHAT["write"])[plan.lang]
             return CANNOT[plan.lang].format(what=what, confirm=CONFIRM[plan.lang])
@@ -76,30 +108,48 @@ class Answerer:
 
 
 def capabilities(registry: ToolRegistry, lang: str) -> str:
-    """What the tools do, one line each, in the person's language (from the tools' own descriptions)."""
-    lines = [
-        f"- {_lower_first(_in(t.description, lang), lang)}"
-        for t in registry.tools()
-        if t.name != "search_tools"
-    ]
+    """What the tools do, one line each, in the person's language: each tool's `summary`, else the first
+    sentence of its description in that language."""
+    lines = [f"- {summary(t, lang)}" for t in registry.tools() if offered(t)]
     return "\n".join([CAN[lang], *lines])
 
 
+def summary(tool: FunctionTool, lang: str) -> str:
+    said = tool.summary.get(lang)
+    return said if said else _lower_first(_in(tool.description, lang), lang)
+
+
 def statement(tool: FunctionTool | None, call: dict[str, Any], envelope: dict[str, Any], lang: str) -> str:
-    """One call's result as a sentence: the tool's own template when it has one, else plainly."""
+    """One call's result as a sentence: the template of the tool's facts when it has one, else plainly."""
     name = call.get("name") or "?"
     if not envelope["ok"]:
-        return (
-            f"{name} 没有完成：{envelope['error']}" if lang == "zh" else f"{name} failed: {envelope['error']}"
-        )
+        return f"{name} 没有完成：{_failure(envelope['error'], 'zh')}" if lang == "zh" else (
+            f"{name} failed: {envelope['error']}"
+        )  # fmt: skip
     data = envelope["data"]
     args, _ = parse_arguments(call.get("args"))
-    fields = {**args, **data} if isinstance(data, dict) else {**args, "result": data}
-    for condition, template in tool.said.get(lang, ()) if tool else ():
+    fields = person_facing({**args, **data} if isinstance(data, dict) else {**args, "result": data}, lang)
+    known = facts(name)
+    for condition, template in known.said.get(lang, ()):
         if _holds(condition, fields):
-            return _fill(template, fields, tool.said_item if tool else "")
+            return _fill(template, fields, known.said_item)
     said = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
     return f"{name}：{said}" if lang == "zh" else f"{name}: {said}"
+
+
+FAILURES_ZH = [  # the tools' own failures (model-facing, in English) as a Chinese answer says them
+    (r"the person refused to run .*", "你没有同意，所以没有执行。"),
+    (r"the device service refused \(HTTP 404\).*no model '([^']+)'.*", r"数据库里没有机型 \1。"),
+    (r"the device service refused \(HTTP (\d+)\)", r"机型服务拒绝了这个请求（HTTP \1）"),
+    (r"the device service at .* is unreachable", "机型服务连不上"),
+]
+
+
+def _failure(error: str, lang: str) -> str:
+    for pattern, said in FAILURES_ZH:
+        if re.match(pattern, error):
+            return re.sub(pattern, said, error, count=1)
+    return error
 
 
 def _holds(condition: str, fields: dict[str, Any]) -> bool:

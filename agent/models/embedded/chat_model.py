@@ -4,7 +4,9 @@ A tool turn's reply is the plan's calls: their values are the person's own words
 nothing is left for the 135M model to decide, and asking it would only add a chance to go wrong. Any
 other turn's reply is the local model's own words, cut after the last whole sentence, repeated sentences
 dropped, and every sentence that states a number or a code the person did not write taken out: the
-demo's numbers and facts come from tools. When none of its words stand, the host says what it can do.
+demo's numbers and facts come from tools; a reply in another language than the person's is dropped
+whole. When none of its words stand, the host says what it can do. (The host answers small talk and
+questions itself, `answers.py`: only a remark reaches the model.)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agent.llm.tool_calls import split_calls
 from agent.memory import this_turn, typed_by_person
+from agent.models.embedded.reading import language
 from agent.models.embedded.routing import Plan, Router
 from agent.provenance import said_by_person
 from agent.types import ApiFunctionCall, ApiToolCall
@@ -56,7 +59,8 @@ class DemoChatModel(BaseChatModel):
         if plan.kind == "tool" and offered and not words_only:
             return ChatResult(generations=[ChatGeneration(message=planned_calls(plan))])
         reply = self.inner.invoke(messages, stop=stop, **kwargs)
-        said = kept_true(reply.text, typed_by_person(turn)) or self.fallback(plan.lang)
+        kept = kept_true(reply.text, typed_by_person(turn))
+        said = kept if kept and language(kept) == plan.lang else self.fallback(plan.lang)
         message = AIMessage(content=said, usage_metadata=getattr(reply, "usage_metadata", None))
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -3,10 +3,11 @@ policies that makes the 135M demo model do the app's job — each stated here an
 
 The shipped demo model: the host reads each request and plans the turn (`routing.py`: the tool whose
 effect and words fit, values from the person's words only, several codes as several calls); a tool turn
-runs the plan's calls, a chat turn gets the model's own words kept true (`chat_model.py`); the answer
-after the tools ran, what the tools can do, and what the demo cannot do are said by the host
-(`answers.py`); nothing destructive is offered and every write is confirmed by the person. A model of
-the person's own (`LOCAL_MODEL`) runs on the same runtime with its own chat template and llama.cpp's
+runs the plan's calls; small talk, who it is, what the tools can do, a question beyond the demo, what
+it cannot do and the answer after the tools ran are said by the host (`answers.py`), in the person's
+language; only a remark gets the model's own words, kept true (`chat_model.py`). It never removes
+anything; it may change a market name (a destructive tool); every write and change is confirmed. A model
+of the person's own (`LOCAL_MODEL`) runs on the same runtime with its own chat template and llama.cpp's
 tool calling, under the generic loop; its writes are confirmed too.
 """
 
@@ -50,7 +51,7 @@ def embedded_choice(settings: Settings, stack: ExitStack) -> ModelChoice:
         llm,
         where,
         streams_with_tools=False,  # answers are stated whole
-        tool_effects=frozenset({"read", "write"}),  # nothing destructive: the host says so instead
+        # the host runs no removal (facts.py: not offered) and says so; changes are confirmed first
         confirm_effects=WRITES,
         limits=LIMITS,
         plugin=demo_plugin(llm),

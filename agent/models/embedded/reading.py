@@ -1,11 +1,13 @@
 """What a person's words ask for, read by the host for the embedded demo model (which cannot read them).
 
-Nothing here knows a tool. It reads, in Chinese and English: the language; the effect asked for — to
-remove something, to write something, or only to know (a question about how things are is never a
+Nothing here knows a tool. It reads, in Chinese and English: the language; small talk (a greeting, a
+thank-you) and questions about the assistant itself; the effect asked for — to remove something, to
+change something stored, to write something, or only to know (a question about how things are is never a
 write, even with a verb of writing in it: "有没有收录", "is it recorded?"); whether the person asks what
 the assistant can do; and values, each as the person wrote it: codes (letters with digits, hyphens and
 spaces as written: SM-G9910, "SM G9750"), an arithmetic expression (operator words turned into signs,
-parentheses kept), and the words after a label ("营销名是 …", "market name …").
+parentheses kept; "3 phones at 2499 each" is 3 * 2499), and the words after a label ("营销名是 …",
+"market name … to …").
 """
 
 from __future__ import annotations
@@ -21,9 +23,15 @@ _INFLECTED = r"(?:s|es|d|ed|ing)?\b"  # an English verb in any of its forms: add
 REMOVE = re.compile(
     rf"删|移除|去掉|清除|抹掉|\b(?:delete|remove|drop|erase|purge|get rid of){_INFLECTED}", _EN
 )
+CHANGE = re.compile(
+    r"改成|改为|换成|改一下|修改|更改|更新|改名|"
+    rf"\b(?:chang|change|set|renam|rename|updat|update|modif|modify|correct){_INFLECTED}",
+    _EN,
+)
 WRITE = re.compile(
     r"添加|加到|加进|加入|加上|加一下|新增|录(?:入|一下|上|进)|登记|存到|存入|存进|存一下|保存|记录|记下|收录|入库|写入|"
-    rf"\b(?:add|sav|save|stor|store|record|register|insert|creat|create|put|log){_INFLECTED}",
+    rf"\b(?:add|sav|save|stor|store|record|register|insert|creat|create|put|log){_INFLECTED}|"
+    r"\b(?:needs?|has|have) to go (?:in|into)\b|\bgo(?:es)? into the (?:db|database)\b",
     _EN,
 )
 READ = re.compile(
@@ -39,10 +47,37 @@ REQUEST = re.compile(
 )
 CAPABILITIES = re.compile(
     r"你(?:都)?(?:能|会|可以)(?:帮我)?(?:做|干)?(?:些)?(?:什么|啥|哪些)|你能(?:帮我)?(?:做|干)|有什么功能|有哪些功能|"
-    r"你是谁|\bwhat (?:can|do) you do\b|\bwho are you\b|\bwhat are you able\b|\bhow can you help\b|"
-    r"\bwhat are you for\b|\byour (?:capabilities|features|tools)\b",
+    r"\bwhat (?:can|do) you do\b|\bwhat are you able\b|\bhow can you help\b|\bwhat can you help\b|"
+    r"\bwhat are you for\b|\byour (?:capabilities|features|tools|functions)\b",
     _EN,
 )
+IDENTITY = re.compile(
+    r"你是谁|你是(?:什么|哪个|啥)(?:模型|东西|人)?|你叫什么|你是(?:真|机器|人工智能|AI|大模型)|"
+    r"\bwho are you\b|\bwhat are you\b|\bare you (?:a |an )?(?:real |human|bot|robot|ai\b|llm|model|person)|"
+    r"\bwhat(?:'s| is) your name\b|\bwhich model\b|\bwhat model are you\b",
+    _EN,
+)
+_GREETING = (
+    r"你好|您好|嗨|哈喽|哈啰|早上好|早安|上午好|中午好|下午好|晚上好|晚安|大家好|"
+    r"\b(?:hello|hi|hey|hiya|howdy|good (?:morning|afternoon|evening|day|night)|greetings|yo)\b"
+)
+_THANKS = (
+    r"谢谢|多谢|感谢|谢了|辛苦了|辛苦|帮大忙了|太好了|"
+    r"\b(?:thanks|thank you|thx|cheers|much appreciated|appreciate it)\b"
+)
+_CHATTER = (  # what else a greeting or a thank-you may hold
+    r"帮助|帮忙|支持|[呀啊哦呢吧啦嘛哈了的你您我们大家今天一天也很真太非常好的]|"
+    r"\b(?:so|much|a|lot|for|your|the|help|you|there|today|it|its|going|how's|how|are|is|doing|all|very|"
+    r"again|guys|friend|bye|goodbye|good|day|nice|to|meet|great|and|everyone|what's|up|my|buddy|that's|"
+    r"that|this|was|helpful|awesome|perfect|ok|okay)\b"
+)
+ASKS_FOR = re.compile(
+    r"\?|讲|说说|写|告诉|介绍|解释|翻译|推荐|"
+    r"^\s*(?:please\s+)?(?:write|tell|explain|describe|give|translate|summari[sz]e|make|compose|draw|sing|"
+    r"recommend|suggest|teach|help)\b",
+    _EN,
+)
+_WORDLESS = re.compile(r"[\s\W_]+")
 
 _CODE_GROUP = r"[A-Za-z0-9]+"
 _CODE_RUN = re.compile(rf"(?<![A-Za-z0-9-]){_CODE_GROUP}(?:-{_CODE_GROUP}|[ ](?=[A-Z0-9]){_CODE_GROUP})*")
@@ -60,13 +95,38 @@ def language(text: str) -> str:
     return "zh" if CJK.search(text) else "en"
 
 
+def small_talk(text: str) -> str | None:
+    """ "greeting" or "thanks" (whichever comes first) when the words are only that ("你好呀，今天辛苦了",
+    "thanks a lot!"); else None."""
+    found = [(m.start(), kind) for kind, words in (("thanks", _THANKS), ("greeting", _GREETING))
+             for m in [re.search(words, text, _EN)] if m]  # fmt: skip
+    rest = re.sub(f"{_THANKS}|{_GREETING}", " ", text, flags=_EN)
+    rest = _WORDLESS.sub("", re.sub(_CHATTER, " ", rest, flags=_EN))
+    return min(found)[1] if found and not rest else None
+
+
+def asks_identity(text: str) -> bool:
+    return bool(IDENTITY.search(text))
+
+
+def asks_or_requests(text: str) -> bool:
+    """Is it a question or a request (something to answer), rather than a remark?"""
+    return bool(ASKS_HOW_THINGS_ARE.search(text) or REQUEST.search(text) or ASKS_FOR.search(text))
+
+
+def removes(text: str) -> bool:
+    """Do the words ask to remove something (rather than to change it)?"""
+    return bool(REMOVE.search(text))
+
+
 def effect_asked(text: str) -> str:
     """ "destructive", "write" or "read": what the words ask to be done to the world. A question about how
     things are ("是否已经登记", "is it recorded?") only reads, unless it is a request ("能帮我加上吗");
-    the first verb decides between looking and writing ("查查 X 录入了没有", "show all records")."""
+    removing or changing what is stored ("改成", "set the market name") is destructive; the first verb
+    decides between looking and writing ("查查 X 录入了没有", "show all records")."""
     question = bool(ASKS_HOW_THINGS_ARE.search(text))
     request = bool(REQUEST.search(text)) or _starts_with_verb(text)
-    if REMOVE.search(text) and (request or not question):
+    if (REMOVE.search(text) or CHANGE.search(text)) and (request or not question):
         return "destructive"
     write, look = WRITE.search(text), READ.search(text)
     writes_first = write is not None and (look is None or write.start() < look.start())
@@ -78,7 +138,7 @@ def effect_asked(text: str) -> str:
 def _starts_with_verb(text: str) -> bool:
     """An English imperative: "Add ...", "Store ...", "Please record ..." (a request, not a question)."""
     first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", text, _EN)
-    return bool(first and (WRITE.fullmatch(first[1]) or REMOVE.fullmatch(first[1])))
+    return bool(first and any(verb.fullmatch(first[1]) for verb in (WRITE, REMOVE, CHANGE)))
 
 
 def asks_capabilities(text: str) -> bool:
@@ -108,8 +168,20 @@ def _code_pieces(run: str) -> list[str]:
     return [" ".join(piece) for piece in pieces if piece]
 
 
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_EACH = re.compile(  # "3 phones at 2499 each", "3 台，每台 2499"
+    rf"{_NUMBER}\s*[^\d+*/=]{{0,24}}?(?:\bat\b|\bfor\b|@|每[个台部件只]?|单价)\s*(?:是|为)?\s*{_NUMBER}"
+    r"(?=[^\d]{0,12}(?:\beach\b|\bapiece\b|\bper\b|\ba piece\b|元|块|钱|，|,|\s|$))",
+    _EN,
+)
+_TOTAL = re.compile(r"\beach\b|\bapiece\b|\bin total\b|\baltogether\b|每|一共|总共|合计", _EN)
+
+
 def arithmetic(text: str) -> str | None:
     """The arithmetic the words ask for as an expression of digits and signs, or None."""
+    each = _EACH.search(text) if _TOTAL.search(text) else None
+    if each:
+        return f"{each[1]} * {each[2]}"
     spelled = f" {text} "
     for words, sign in OPERATOR_WORDS:
         spelled = re.sub(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", f" {sign} ", spelled, flags=_EN)
@@ -126,6 +198,16 @@ def _is_arithmetic(expression: str) -> bool:
     except SyntaxError:
         return False
     return any(isinstance(node, ast.BinOp) for node in ast.walk(tree))
+
+
+_CHANGED_TO = re.compile(r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修改为|变成)\s*(?:是|为)?", _EN)
+
+
+def changed_to(value: str) -> str:
+    """What follows the last change link in `value` ("of V2309A to vivo X100": "vivo X100"), else `value`
+    itself."""
+    links = list(_CHANGED_TO.finditer(value))
+    return value[links[-1].end() :] if links else value
 
 
 @dataclass(frozen=True)

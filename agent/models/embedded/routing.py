@@ -1,12 +1,14 @@
 """Router: the embedded demo model's plan for a turn, made by the host from the person's words.
 
 The 135M model cannot tell which tool a request needs, nor copy a value faithfully, so the host reads
-the request (`reading.py`) and plans: which tool, if any, and the calls, every value taken from the
-person's words. A tool is offered only when its effect is the one asked for (a question never writes;
-a delete never adds); among those, the one whose description and worked examples share the most words
-with the request and that takes the most values from it. No tool fits: the turn is chat. The effect
-asked for has no tool here (a delete, for the demo model): the host says so. A value a tool needs is
-missing: the host asks for it. Several codes give several calls, up to the per-reply cap.
+the request (`reading.py`) and plans: small talk and questions about the assistant are the host's to
+answer; otherwise which tool, if any, and the calls, every value taken from the person's words. A tool
+is offered only when its effect is the one asked for (a question never writes; a delete never adds);
+among those, the one whose description and worked examples (`facts.py`) share the most words with the
+request and that takes the most values from it. The demo host never removes anything: a delete is told
+it cannot. No tool fits: a question or request is one the demo cannot answer ("offtopic"), a remark is
+chat. A value a tool needs is missing: the host asks for it. Several codes give several calls, up to
+the per-reply cap.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from agent.guards import model_schema
 from agent.memory import TYPED
 from agent.models.embedded import reading
+from agent.models.embedded.facts import EXPLICIT, UNSET, facts
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool, ToolRegistry
 
@@ -30,8 +33,9 @@ Arguments = dict[str, Any]
 
 @dataclass(frozen=True)
 class Plan:
-    """What the host makes of one request: kind "tool" (run `calls` of `tool`), "chat", "capabilities"
-    (say what the tools do), "cannot" (no tool has the effect asked for) or "missing" (ask for a value)."""
+    """What the host makes of one request: kind "tool" (run `calls` of `tool`), "chat" (the model's
+    words), "greeting", "thanks", "identity", "capabilities" (say what the tools do), "offtopic" (a question
+    the demo cannot answer), "cannot" (no tool has the effect asked for) or "missing" (ask for a value)."""
 
     lang: str
     kind: str
@@ -65,22 +69,34 @@ class Router:
 
     def plan(self, text: str) -> Plan:
         lang, effect = reading.language(text), reading.effect_asked(text)
-        if effect == "read" and reading.asks_capabilities(text) and not reading.codes(text):
-            return Plan(lang, "capabilities", effect)
-        fitting = [t for t in self.registry.tools() if t.effect == effect and not _is_search(t)]
-        if not fitting and effect != "read":
+        about_us = self._about_us(text, effect)
+        if about_us:
+            return Plan(lang, about_us, effect)
+        fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t)]
+        if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
         ranked = sorted(fitting, key=lambda t: -self._fit(t, text, fitting))
         for tool in ranked:
             values = values_for(tool, text)
             if self._fit(tool, text, fitting) <= 0:
                 break
-            missing = [p for p in _required(tool) if not values.get(p)]
+            missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read":
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
-        return Plan(lang, "chat", effect)
+        return Plan(lang, "offtopic" if reading.asks_or_requests(text) else "chat", effect)
+
+    @staticmethod
+    def _about_us(text: str, effect: str) -> str | None:
+        """The host's own kinds of turn: small talk, what it can do, who it is (never with a code)."""
+        if reading.codes(text) or effect != "read":
+            return None
+        if reading.asks_capabilities(text):
+            return "capabilities"
+        if reading.asks_identity(text):
+            return "identity"
+        return reading.small_talk(text)
 
     def _fit(self, tool: FunctionTool, text: str, among: list[FunctionTool]) -> float:
         """How well `tool` fits the request: words shared with its texts (rarer words count more), and
@@ -101,12 +117,18 @@ class Router:
 def values_for(tool: FunctionTool, text: str) -> dict[str, list[str]]:
     """For each argument the model would write: the values of it in the person's words, as written."""
     properties = model_schema(tool.parameters, tool.injected).get("properties", {})
-    labelled = _labelled(properties, text)
+    labelled = _labelled(tool, properties, text)
     rest = text
     for value in labelled.values():
         rest = rest.replace(value, " ")  # a name after its label holds no code ("OPPO Find N3")
+    labelled = {name: value for name, value in labelled.items() if not _unset(value)}
     found = {"codes": reading.codes(rest), "arithmetic": [e for e in [reading.arithmetic(text)] if e]}
     return {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
+
+
+def _unset(value: str) -> bool:
+    """Does the value say it is not known yet ("待定", "not decided yet")?"""
+    return any(word in value.casefold() for word in UNSET)
 
 
 def _values(
@@ -124,25 +146,38 @@ def _values(
     return []
 
 
-def _labelled(properties: dict[str, Any], text: str) -> dict[str, str]:
-    """argument -> the words after one of its labels (its title, "营销名 / market name"), where no longer
-    label of another argument covers that place ("英文营销名" is not "营销名")."""
+def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict[str, str]:
+    """argument -> the words after one of its labels (its title and the tool's facts: "营销名",
+    "marketing name"), where no longer label of another argument covers that place ("英文营销名" is not
+    "营销名"); after a change verb only what it changes to ("market name of X to Y": Y). A name in Latin
+    script under a label that names no field goes where the tool's facts say (`latin`)."""
+    labels = {name: _labels(tool, name, spec) for name, spec in properties.items()}
     places = [
-        (m.start(), m.end(), name)
-        for name, spec in properties.items()
-        for label in str(spec.get("title", "")).split("/")
-        if label.strip()
-        for m in re.finditer(re.escape(label.strip()), text, re.IGNORECASE)
+        (m.start(), m.end(), name, label)
+        for name, named in labels.items()
+        for label in named
+        for m in re.finditer(re.escape(label), text, re.IGNORECASE)
     ]
     kept = [p for p in places if not any(o != p and o[0] <= p[0] and p[1] <= o[1] for o in places)]
     values: dict[str, str] = {}
-    for _, end, name in sorted(kept):
-        rest = text[end:]
-        rest = rest[reading.LABEL_LINKS.match(rest).end() :]  # type: ignore[union-attr]
-        value = reading.CLAUSE_END.split(rest, 1)[0].strip()
+    for _, end, name, label in sorted(kept):
+        link = reading.LABEL_LINKS.match(text[end:])
+        clause = reading.CLAUSE_END.split(text[end + link.end() :], 1)[0]  # type: ignore[union-attr]
+        value = reading.changed_to(clause)
+        if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
+            continue  # "the market name of CPH2451", "营销名改一下": whose name, or the change, not the name
+        value = value.strip()
+        moved = facts(tool.name).latin.get(name)
+        if moved and not reading.CJK.search(value) and label not in EXPLICIT and moved not in values:
+            name = moved
         if value and name not in values:
             values[name] = value
     return values
+
+
+def _labels(tool: FunctionTool, name: str, spec: dict[str, Any]) -> list[str]:
+    titled = [label.strip() for label in str(spec.get("title", "")).split("/") if label.strip()]
+    return list(dict.fromkeys([*titled, *facts(tool.name).labels.get(name, ())]))
 
 
 def _fits(value: str, spec: dict[str, Any]) -> bool:
@@ -157,12 +192,19 @@ def _mentions(text: str, value: str) -> bool:
     return re.search(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", text, re.IGNORECASE) is not None
 
 
+def offered(tool: FunctionTool) -> bool:
+    """Does the demo host run this tool? (Not one that removes things, nor the tool search.)"""
+    return facts(tool.name).offered and tool.name != "search_tools"
+
+
+def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]]) -> list[str]:
+    """The first of the tool's `one_of` arguments (facts.py) when none of them has a value."""
+    one_of = facts(tool.name).one_of
+    return [] if not one_of or any(values.get(p) for p in one_of) else [one_of[0]]
+
+
 def _required(tool: FunctionTool) -> list[str]:
     return [p for p in tool.parameters.get("required", []) if p not in tool.injected]
-
-
-def _is_search(tool: FunctionTool) -> bool:
-    return tool.name == "search_tools"
 
 
 def _shared_words(text: str, tool: FunctionTool, among: list[FunctionTool]) -> float:
@@ -181,4 +223,5 @@ def _words(text: str) -> list[str]:
 def _texts(tool: FunctionTool) -> str:
     properties = tool.parameters.get("properties", {})
     about = " ".join(f"{spec.get('title', '')} {spec.get('description', '')}" for spec in properties.values())
-    return " ".join([tool.name.replace("_", " "), tool.description, about, *(r for r, _ in tool.examples)])
+    examples = (request for request, _ in facts(tool.name).examples)
+    return " ".join([tool.name.replace("_", " "), tool.description, about, *examples])

@@ -1,0 +1,203 @@
+"""What the demo model's host knows of each tool, one row per tool name (as `benchmarks/agentdojo_facts.py`
+does for AgentDojo's tools): worked examples, how a result reads, and how the person names a value.
+
+A tool without a row works with the demo model too: it is matched by its own texts and its result is
+said plainly. The facts of a row:
+
+- examples: requests this tool serves, with the arguments each calls for (they add words to match on).
+- said: how a result reads, per language ("zh", "en"), as (condition, template) pairs; the first whose
+  condition holds is used: "" always, "key" when the result's `key` is truthy, "!key" when it is not.
+  Template fields come from the arguments and the result; a list field lists its items, each written
+  by the `said_item` template.
+- labels: parameter -> the words that name it in a request ("营销名", "marketing name"), beyond its title.
+- latin: parameter -> where a name in Latin script goes instead, unless the person named the field.
+- one_of: arguments of which the request must give at least one (the host asks for the first).
+- offered: False for a tool the demo host never runs (it removes: the host says it cannot instead).
+
+A labelled value that says it is not known yet (UNSET: "待定", "not decided") is left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Facts(NamedTuple):
+    examples: tuple[tuple[str, dict[str, Any]], ...] = ()
+    said: dict[str, tuple[tuple[str, str], ...]] = {}
+    said_item: str = ""
+    labels: dict[str, tuple[str, ...]] = {}
+    latin: dict[str, str] = {}
+    one_of: tuple[str, ...] = ()
+    offered: bool = True
+
+
+NONE = Facts()
+ROW = "{model} ({marketName})"
+UNSET = (
+    "未定",
+    "待定",
+    "还没定",
+    "没定",
+    "未知",
+    "not decided",
+    "undecided",
+    "be decided",
+    "not known",
+    "unknown",
+    "tbd",
+)
+# the device service's default market name (devicedb.schema.DEFAULT_MARKET_NAME), as an English answer says it
+PLACEHOLDERS = {"营销名未解密": {"en": "no market name yet"}}
+NAME_LABELS = {
+    "marketName": ("中文营销名", "营销名", "market name", "marketing name", "中文名", "Chinese name"),
+    "marketNameEn": ("英文营销名", "English market name", "English marketing name", "英文名", "English name"),
+}
+EXPLICIT = (
+    "中文营销名",
+    "中文名",
+    "Chinese name",
+)  # the person names the Chinese field: the name stays there
+WEEKDAYS = {
+    "Monday": "星期一", "Tuesday": "星期二", "Wednesday": "星期三", "Thursday": "星期四",
+    "Friday": "星期五", "Saturday": "星期六", "Sunday": "星期日",
+}  # fmt: skip
+
+FACTS: dict[str, Facts] = {
+    "add_device_model": Facts(
+        examples=(
+            ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
+            ("Add model RMX1901 to the database", {"model": "RMX1901"}),
+            ("新增机型 V2227A，营销名 vivo Y77", {"model": "V2227A", "marketNameEn": "vivo Y77"}),
+            ("登记 PJZ110 入库", {"model": "PJZ110"}),
+            ("register CPH2599, it needs to go into the db", {"model": "CPH2599"}),
+        ),
+        said={
+            "zh": (
+                ("created", "机型 {model} 已添加到数据库（{names}）。"),
+                ("", "机型 {model} 已在数据库中，没有重复添加（{names}）。"),
+            ),
+            "en": (
+                ("created", "Model {model} added to the database ({names})."),
+                ("", "Model {model} is already in the database; nothing was added ({names})."),
+            ),
+        },
+        labels=NAME_LABELS,
+        latin={"marketName": "marketNameEn"},
+    ),
+    "update_market_name": Facts(
+        examples=(
+            ("CPH2451 的营销名改成 OPPO Reno10 5G", {"model": "CPH2451", "marketNameEn": "OPPO Reno10 5G"}),
+            (
+                "change the market name of V2309A to vivo X100",
+                {"model": "V2309A", "marketNameEn": "vivo X100"},
+            ),
+            ("把 RMX3371 的营销名改为 真我GT", {"model": "RMX3371", "marketName": "真我GT"}),
+        ),
+        said={
+            "zh": (("", "已更新机型 {model} 的营销名（{names}）。"),),
+            "en": (("", "Updated the market names of model {model} ({names})."),),
+        },
+        labels=NAME_LABELS,
+        latin={"marketName": "marketNameEn"},
+        one_of=("marketName", "marketNameEn"),
+    ),
+    "query_device_model": Facts(
+        examples=(
+            ("数据库里有 A5010 吗？", {"keyword": "A5010"}),
+            ("Is PHB110 in the database?", {"keyword": "PHB110"}),
+        ),
+        said={
+            "zh": (
+                ("total", "数据库里有 {total} 个匹配 {keyword} 的机型：{items}。"),
+                ("", "数据库里没有匹配 {keyword} 的机型。"),
+            ),
+            "en": (
+                ("total", "The database has {total} model(s) matching {keyword}: {items}."),
+                ("", "No model matching {keyword} is in the database."),
+            ),
+        },
+        said_item=ROW,
+    ),
+    "list_device_models": Facts(
+        examples=(
+            ("数据库里都有哪些机型？", {}),
+            ("Show all models", {}),
+            ("数据库里一共有多少个机型", {}),
+            ("how many models are stored", {}),
+        ),
+        said={
+            "zh": (("total", "数据库里共有 {total} 个机型：{items}。"), ("", "数据库里还没有机型。")),
+            "en": (
+                ("total", "The database has {total} model(s): {items}."),
+                ("", "The database has no models yet."),
+            ),
+        },
+        said_item=ROW,
+    ),
+    "delete_device_model": Facts(
+        offered=False,
+        said={
+            "zh": (("", "已从数据库删除机型 {model}。"),),
+            "en": (("", "Deleted model {model} from the database."),),
+        },
+    ),
+    "calculator": Facts(
+        examples=(
+            ("3 加 5 等于几？", {"expression": "3 + 5"}),
+            ("What is 6 times 7?", {"expression": "6 * 7"}),
+        ),
+        said={"zh": (("", "{expression} = {result}"),), "en": (("", "{expression} = {result}"),)},
+    ),
+    "current_time": Facts(
+        examples=(("现在几点？", {}), ("What day is today?", {}), ("巴黎现在几点", {"timezone": "巴黎"})),
+        said={
+            "zh": (
+                ("placeZh", "现在是{placeZh}时间 {time}（{weekday}，{date}）。"),
+                ("", "现在是 {timezone} 时间 {time}（{weekday}，{date}）。"),
+            ),
+            "en": (
+                ("place", "It is {time} in {place} ({weekday}, {date})."),
+                ("", "It is {time} {timezone} ({weekday}, {date})."),
+            ),
+        },
+    ),  # fmt: skip
+}
+
+
+def facts(name: str) -> Facts:
+    return FACTS.get(name, NONE)
+
+
+def person_facing(fields: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A result's fields as the person reads them in `lang`: the date and time apart, the weekday and
+    the service's placeholders in that language, and the market names together (`names`)."""
+    shown = {key: _localized(value, lang) for key, value in fields.items()}
+    moment = str(fields.get("datetime") or "")
+    if len(moment) >= 16:
+        shown["date"], shown["time"] = moment[:10], moment[11:16]
+    if lang == "zh" and fields.get("weekday") in WEEKDAYS:
+        shown["weekday"] = WEEKDAYS[fields["weekday"]]
+    if "marketName" in fields or "marketNameEn" in fields:
+        shown["names"] = _names(shown, lang)
+    return shown
+
+
+def _names(shown: dict[str, Any], lang: str) -> str:
+    zh, en = shown.get("marketName"), shown.get("marketNameEn")
+    if lang == "zh":
+        return f"营销名：{zh or '营销名未解密'}" + (f"，英文营销名：{en}" if en else "")
+    parts = [f"English market name: {en}"] if en else []
+    if zh and zh != PLACEHOLDERS["营销名未解密"]["en"] or not parts:
+        parts.insert(0, f"market name: {zh or PLACEHOLDERS['营销名未解密']['en']}")
+    return "; ".join(parts)
+
+
+def _localized(value: Any, lang: str) -> Any:
+    if isinstance(value, str):
+        return PLACEHOLDERS.get(value, {}).get(lang, value)
+    if isinstance(value, list):
+        return [_localized(item, lang) for item in value]
+    if isinstance(value, dict):
+        return {key: _localized(item, lang) for key, item in value.items()}
+    return value
