@@ -8,7 +8,6 @@ import json
 from urllib.parse import quote
 
 from agent.types import ToolContext, ToolError
-from tools.device_service import MODEL_URIS
 from tools.model_tool import CODE, ModelCodeTool
 
 
@@ -17,7 +16,6 @@ class UpdateMarketNameTool(ModelCodeTool):
     effect = "destructive"  # it overwrites the names stored: the person confirms first
     idempotent = True
     permission = "add_model"  # whoever may add a model may name it
-    changes = (MODEL_URIS,)
     grounded = ("model", "marketName", "marketNameEn")
     summary = {
         "zh": "修改已有机型的中英文营销名（先请你确认）",

@@ -20,7 +20,11 @@ from tools.mcp_prompts import TASKS
 SCHEME = MODEL_URIS.removesuffix("{model}")
 # the resources a tool's successful run changes (tool name -> URIs or URI templates): what the server
 # tells its listeners after the call
-CHANGES = {"add_device_model": (MODEL_URIS,), "delete_device_model": (MODEL_URIS,)}
+CHANGES = {
+    "add_device_model": (MODEL_URIS,),
+    "update_market_name": (MODEL_URIS,),
+    "delete_device_model": (MODEL_URIS,),
+}
 
 
 def resource_of(record: dict[str, Any]) -> types.Resource:
