@@ -187,10 +187,10 @@ def _names(shown: dict[str, Any], lang: str) -> str:
     zh, en = shown.get("marketName"), shown.get("marketNameEn")
     if lang == "zh":
         return f"营销名：{zh or '营销名未解密'}" + (f"，英文营销名：{en}" if en else "")
-    parts = [f"English market name: {en}"] if en else []
-    if zh and zh != PLACEHOLDERS["营销名未解密"]["en"] or not parts:
-        parts.insert(0, f"market name: {zh or PLACEHOLDERS['营销名未解密']['en']}")
-    return "; ".join(parts)
+    none_yet = PLACEHOLDERS["营销名未解密"]["en"]
+    parts = [f"market name: {zh}"] if zh and zh != none_yet else []
+    parts += [f"English market name: {en}"] if en else []
+    return "; ".join(parts) or none_yet
 
 
 def _localized(value: Any, lang: str) -> Any:
