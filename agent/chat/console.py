@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -88,21 +89,39 @@ class Console(Protocol):
     def end_turn_quietly(self) -> None: ...
 
 
-def language(flag: str | None) -> str:
-    """--lang if given, else LANG: zh for a Chinese locale, en otherwise."""
-    chosen = flag or os.environ.get("LC_ALL") or os.environ.get("LANG") or "zh"
-    return "en" if chosen.lower().startswith("en") else "zh"
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+LATIN = re.compile(r"[A-Za-z]")
+
+
+def language(flag: str | None) -> str | None:
+    """--lang if given, else the locale (LC_ALL, LC_MESSAGES, LANG): zh or en; None when it names neither
+    (C, POSIX, C.UTF-8, unset...): then the chat's words follow the language of what the person types."""
+    env = os.environ
+    chosen = (flag or env.get("LC_ALL") or env.get("LC_MESSAGES") or env.get("LANG") or "").lower()
+    if chosen.startswith("zh"):
+        return "zh"
+    return "en" if chosen.startswith("en") else None
+
+
+def language_of(text: str, before: str) -> str:
+    """The language of a message: zh with Chinese characters, en with Latin letters only, else `before`."""
+    if CJK.search(text):
+        return "zh"
+    return "en" if LATIN.search(text) else before
 
 
 class RichConsole:
     """One interactive terminal session; `turn()` is the context of one agent turn."""
 
-    def __init__(self, lang: str, history_file: Path) -> None:
+    def __init__(self, lang: str | None, history_file: Path) -> None:
+        """`lang` None: the words follow each message the person types (English until the first)."""
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
         history_file.parent.mkdir(parents=True, exist_ok=True)
-        self.words = MESSAGES[lang]
+        self.follows_person = lang is None
+        self.lang = lang or "en"
+        self.words = MESSAGES[self.lang]
         self.console = RichTerminal(highlight=False)
         self._prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
         self._live: Live | None = None
@@ -112,7 +131,11 @@ class RichConsole:
 
     def read(self) -> str:
         """The next line typed; Ctrl-C clears the line (KeyboardInterrupt), Ctrl-D ends (EOFError)."""
-        return self._prompt.prompt(f"{self.words['you']}: ")
+        line = self._prompt.prompt(f"{self.words['you']}: ")
+        if self.follows_person and not line.lstrip().startswith("/"):
+            self.lang = language_of(line, self.lang)
+            self.words = MESSAGES[self.lang]
+        return line
 
     def say(self, text: str) -> None:
         self.console.print(Text(safe(text)))
@@ -232,6 +255,7 @@ class PlainConsole:
 
     def __init__(self, out: Any, yes: bool) -> None:
         self.out, self.yes = out, yes
+        self.refused: list[str] = []  # what was refused for want of --yes (`-m` then fails, saying so)
 
     def elicit(self, server: str, request: Any) -> Answer:
         """A server's question is declined: nobody is here to answer it, and --yes speaks for the person
@@ -252,6 +276,8 @@ class PlainConsole:
             return False
         verdict = "approved by --yes" if self.yes else "refused (needs confirmation; use --yes)"
         self._host_says(what, verdict)
+        if not self.yes:
+            self.refused.append(what)
         return self.yes
 
     def _host_says(self, what: str, verdict: str) -> None:
