@@ -1,7 +1,8 @@
 """The chat page of `main.py serve`, driven in Debian's headless Chromium through Playwright (which is
 pointed at that browser and never downloads one): sign in, the tutorial prompt's tool card and answer, a
 delete's approval (Refuse keeps the row, Approve removes it), model and tool output holding HTML that
-shows as text and runs nothing, two conversations, errors as a line, the keyboard alone, both languages.
+shows as text and runs nothing, two conversations, errors as a line, the keyboard alone, both languages,
+the empty state (what the agent can do, examples, the demo model's notice), the OpenAI face's conversations.
 `PAGE_SCREENSHOTS=dir` keeps the pictures (`make page-screenshots` refreshes the README's)."""
 
 from __future__ import annotations
