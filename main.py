@@ -19,8 +19,9 @@ from typing import Any
 
 from agent import tracing
 from agent.chat.commands import Session, handle_command
-from agent.chat.console import Console, PlainConsole
-from agent.config import Settings
+from agent.chat.console import Console, PlainConsole, PlainTerminal, language
+from agent.chat.watch import ConsoleObserver
+from agent.config import Settings, installed, missing_extra
 from agent.guards import safe
 from agent.host import Front, build_host
 from agent.llm.transport import bypass_proxy_for_loopback
@@ -58,9 +59,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
     assert host.model is not None
     if host.model.notice:
         print(host.model.notice, file=sys.stderr, flush=True)
-    agent = stack.enter_context(
-        host.agent(settings.agent_user, on_tool_result=ui.on_tool, on_text=ui.on_text)
-    )
+    agent = stack.enter_context(host.agent(settings.agent_user, observer=ConsoleObserver(ui)))
     session = Session(agent, host.mcp, ui, model=host.model.description)
     if args.session:
         resume(session, args.session, settings)
@@ -70,7 +69,10 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
 def make_console(args: argparse.Namespace, settings: Settings) -> Console:
     """rich + prompt_toolkit on a terminal; plain lines for pipes and -m (tool traces on stderr then)."""
     if args.message is None and sys.stdin.isatty() and sys.stdout.isatty():
-        from agent.chat.console import RichConsole, language
+        if not installed("rich", "prompt_toolkit"):
+            print(f"  ({missing_extra('the rich terminal', 'chat')}; plain lines meanwhile)", file=sys.stderr)
+            return PlainTerminal(language(args.lang))
+        from agent.chat.terminal import RichConsole
 
         return RichConsole(language(args.lang), settings.audit_log.parent / "history.txt")
     return PlainConsole(sys.stderr if args.message else sys.stdout, yes=args.yes)
@@ -115,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     bypass_proxy_for_loopback()
     if argv[:1] in (["serve"], ["keys"]):
+        if not installed("fastapi", "uvicorn", "ag_ui"):
+            print(f"error: {missing_extra(f'python main.py {argv[0]}', 'serve')}", file=sys.stderr)
+            return 2
         from agent.serve.cli import run_command  # FastAPI, uvicorn and AG-UI load only here
 
         return run_command(argv, served_tools)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Literal
@@ -84,3 +85,19 @@ def load_permissions(path: Path, user: str) -> frozenset[str]:
         return frozenset(config.get("users", {}).get(user, config.get("default", [])))
     except (ValueError, AttributeError, TypeError) as e:
         raise ConfigError(f'{path} must be {{"default": [...], "users": {{"<user>": [...]}}}}: {e}') from None
+
+
+def installed(*modules: str) -> bool:
+    """Are these top-level modules importable (a wing's packages, without importing them)?"""
+    return all(importlib.util.find_spec(module) is not None for module in modules)
+
+
+def missing_extra(what: str, extra: str) -> str:
+    """The one line that says which extra `what` needs."""
+    return f"{what} needs the [{extra}] extra: pip install -e '.[{extra}]'"
+
+
+def require_extra(what: str, extra: str, *modules: str) -> None:
+    """ConfigError, in one line, unless the extra's `modules` are installed."""
+    if not installed(*modules):
+        raise ConfigError(missing_extra(what, extra))

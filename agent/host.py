@@ -6,16 +6,16 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent import tracing
-from agent.agent import ChatAgent, ToolObserver
+from agent.agent import ChatAgent, TurnObserver, TurnPolicy
 from agent.audit import AuditLog
-from agent.config import Settings, load_permissions
+from agent.config import Settings, load_permissions, require_extra
 from agent.guards import safe
 from agent.memory import MemoryManager
 from agent.models.choice import ModelChoice
@@ -25,6 +25,8 @@ from agent.tools import Confirm, FunctionTool, ToolRegistry
 from agent.types import ToolContext
 
 if TYPE_CHECKING:  # the mcp SDK loads only when MCP servers are configured
+    from langchain_core.messages import BaseMessage
+
     from agent.mcp.auth import OpenUrl
     from agent.mcp.elicitation import AskPerson
     from agent.mcp.toolset import McpToolset
@@ -61,29 +63,26 @@ class Host:
         return ToolContext(user_id=user, permissions=self.permissions(user), run_id=run_id)
 
     def agent(
-        self,
-        user: str,
-        on_tool_result: ToolObserver | None = None,
-        on_text: Callable[[str], None] | None = None,
-        memory: MemoryManager | None = None,
+        self, user: str, observer: TurnObserver | None = None, history: Iterable[BaseMessage] = ()
     ) -> ChatAgent:
-        """A ChatAgent for `user`; whoever makes one closes it (`with host.agent(user) as agent:`).
-        `memory`: where its history is kept (the HTTP server's is stored as it grows)."""
+        """A ChatAgent for `user`, watched by `observer`, going on from `history` (a saved or stored
+        conversation); whoever makes one closes it (`with host.agent(user) as agent:`)."""
         if self.model is None:
             raise RuntimeError("this host was built without a model")
         parts = self.model.parts_for(self.registry)
+        memory = MemoryManager(system_prompt(self.registry))
+        for message in history:
+            memory.add(message)
+        streams = self.model.streams_with_tools and self.settings.llm_stream
         return ChatAgent(
             parts.llm,
             self.registry,
             user_id=user,
             permissions=self.permissions(user),
-            system_prompt=system_prompt(self.registry),
-            on_tool_result=on_tool_result,
-            on_text=on_text if self.model.streams_with_tools and self.settings.llm_stream else None,
-            tool_selector=parts.selector,  # which tools each request carries
-            answerer=parts.answerer,  # a model's plug-in may state an answer itself
             limits=self.model.limits,
             memory=memory,
+            observer=observer,
+            policy=TurnPolicy(parts.selector, parts.answerer, streams),
         )
 
 
@@ -113,6 +112,7 @@ def _connect_mcp(settings: Settings, registry: ToolRegistry, stack: ExitStack, f
     path = settings.mcp_config or Path("mcp_servers.json")
     if settings.mcp_config is None and not path.exists():
         return None
+    require_extra(f"the MCP servers of {path}", "mcp", "mcp")
     from agent.mcp.client import Person, load_servers
     from agent.mcp.toolset import McpToolset
 

@@ -23,9 +23,10 @@ DURATION_MS = "duration_ms"  # a tool message's response_metadata: how long the 
 
 
 class MemoryManager:
-    def __init__(self, max_tokens: int = 6000) -> None:
+    def __init__(self, system_prompt: str = "", max_tokens: int = 6000) -> None:
+        """`system_prompt`: the history's first message (the tutorial's AddMessage("system", ...))."""
         self.max_tokens = max_tokens
-        self._history: list[BaseMessage] = []
+        self._history: list[BaseMessage] = [SystemMessage(system_prompt)] if system_prompt else []
 
     def add(self, message: BaseMessage) -> None:
         self._history.append(message)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
+from agent.config import require_extra
 from agent.guards import envelope_of
 from agent.tools import FunctionTool
 from agent.types import ToolContext
@@ -81,6 +82,7 @@ class ToolSelector:
 
     def rank(self, tools: list[dict[str, Any]], query: str) -> list[str]:
         """Tool names, best match first (only those sharing a word with the query)."""
+        require_extra("ranking many tools (BM25 tool selection)", "search", "bm25s")
         import numpy as np  # with bm25s, only once there are many tools
 
         names, retriever = self._retriever(tools)

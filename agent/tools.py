@@ -48,7 +48,6 @@ class FunctionTool(ABC):
     sequential: ClassVar[bool] = False  # never run alongside other calls of the same reply
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
     grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the person's words
-    changes: ClassVar[tuple[str, ...]] = ()  # resources (URIs, URI templates) a successful run changes
     outward: ClassVar[bool] = False  # a call sends its arguments beyond this host (a message, a payment)
     from_results: ClassVar[tuple[str, ...]] = ()  # parameters whose values may come from tool results
     trusted: ClassVar[bool] = True  # its definition is this project's (or a trusted server's), not data

@@ -20,7 +20,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from agent.audit import redact
 from agent.types import ConfigError
-from devicedb import tracing as process_tracing
+from plumbing import telemetry as process_tracing
 
 AGENT_NAME = "tool-use-agent"
 CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"

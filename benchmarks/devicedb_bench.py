@@ -20,8 +20,8 @@ from pathlib import Path
 
 import requests
 
-from devicedb.pgserver import PostgresCluster
 from devicedb.workers import ServiceProcess
+from plumbing.pgcluster import PostgresCluster
 
 SETUPS = (("SQLite", 1), ("Postgres", 1), ("Postgres", 4))
 CLIENTS = (1, 8, 32)

@@ -103,14 +103,18 @@ def _agui_text(answer: requests.Response) -> str:
 
 
 def inprocess_user(llm_url: str, turns: int) -> list[float]:
-    from agent.agent import ChatAgent
+    from agent.agent import ChatAgent, TurnObserver
     from agent.llm_wrapper import CustomLLMWrapper
+
+    class Streamed(TurnObserver):
+        streams = True
+
     from agent.tools import ToolRegistry
 
     registry = ToolRegistry()
     registry.register(Noop())
     llm = CustomLLMWrapper(base_url=llm_url, model="bench")
-    agent, took = ChatAgent(llm, registry, on_text=lambda text: None), []  # streamed, as the server's
+    agent, took = ChatAgent(llm, registry, observer=Streamed()), []  # streamed, as the server's
     for _ in range(turns):
         started = time.perf_counter()
         agent.send_message("go")
@@ -188,7 +192,7 @@ class Server:
         wait_for(url, self.process)
 
     def stop(self) -> None:
-        from devicedb.processes import stop
+        from plumbing.processes import stop
 
         stop(self.process, grace=30)
         self.log.close()
@@ -203,7 +207,7 @@ def row(name: str, database: str, workers: int, load: tuple, added: float, memor
 
 def ours(llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float) -> list[str]:
     """Our rows for one database and worker count: the OpenAI face, then the AG-UI face."""
-    from devicedb.server import free_port
+    from plumbing.sockets import free_port
 
     port = free_port()
     where = {"DATABASE_URL": database} if database.startswith("postgresql://") else {"AGENT_DB": database}
@@ -289,7 +293,7 @@ def _stored_kib(env: dict[str, str]) -> float:
 
 
 def peer(llm_url: str, tmp: Path, peers_python: str, workers: int, solo_p50: float) -> str:
-    from devicedb.server import free_port
+    from plumbing.sockets import free_port
 
     port = free_port()
     command = [peers_python, str(ROOT / "benchmarks" / "serve_peer.py"), llm_url, str(port), str(workers)]
@@ -308,7 +312,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.serve:
         return serve_here(*args.serve)
-    from devicedb.pgserver import PostgresCluster
+    from plumbing.pgcluster import PostgresCluster
 
     with ExitStack() as stack:
         llm = subprocess.Popen(

@@ -7,9 +7,9 @@ import argparse
 import os
 import sqlite3
 
-from devicedb.postgres_store import PostgresUnreachable
-from devicedb.tracing import TracingUnavailable
 from devicedb.workers import serve_forever
+from plumbing.postgres import PostgresUnreachable
+from plumbing.telemetry import TracingUnavailable
 
 
 def main() -> None:

@@ -18,7 +18,6 @@ from pydantic import AfterValidator
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from devicedb import tracing
 from devicedb.middleware import BodyGate, HeadAsGet
 from devicedb.responses import (
     ADD_RESPONSES,
@@ -36,8 +35,9 @@ from devicedb.schema import (
     code_problem,
     normalize_code,
 )
-from devicedb.sqldb import DatabaseUnavailable
 from devicedb.store import DeviceStore, IdempotencyConflict
+from plumbing import telemetry
+from plumbing.sql import DatabaseUnavailable
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_OFFSET = 2**63 - 1  # the largest OFFSET SQLite and Postgres take
@@ -104,7 +104,7 @@ def create_app(store: DeviceStore) -> FastAPI:
         items, total = store.search(q, code or q, limit, offset)
         return {"items": items, "total": total}
 
-    tracing.instrument(app)
+    telemetry.instrument(app)
     return app
 
 

@@ -1,25 +1,12 @@
-"""`open_database`: a database for a name — Postgres for a `postgresql://` URL, else a SQLite file — and
-`open_store`, the device store on one, so that callers never import a backend themselves."""
+"""`open_store`: the device store on a database named by a SQLite file path or a `postgresql://` URL."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from devicedb.sqldb import Database
 from devicedb.store import DeviceStore
-
-
-def open_database(database: str | Path, durable: bool = True) -> Database:
-    """A Postgres database for a `postgresql://` URL, else a SQLite database in that file (see sqldb.py
-    for `durable`)."""
-    if str(database).startswith(("postgresql://", "postgres://")):
-        from devicedb.postgres_store import PostgresDatabase
-
-        return PostgresDatabase(str(database), durable=durable)
-    from devicedb.sqlite_store import SqliteDatabase
-
-    return SqliteDatabase(database, durable=durable)
+from plumbing.databases import open_database
 
 
 def open_store(database: str | Path, **options: Any) -> DeviceStore:

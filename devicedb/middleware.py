@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from devicedb.responses import rejection
+from plumbing.asgi import replay
 
 
 class HeadAsGet:
@@ -75,17 +76,3 @@ def _is_json(content_type: bytes | None) -> bool:
         return True
     media = content_type.split(b";")[0].strip().lower()
     return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
-
-
-def replay(body: bytes, receive: Any) -> Any:
-    """A `receive` that hands the already-read body over once, then waits on the real connection."""
-    sent = False
-
-    async def once_then_receive() -> dict:
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return once_then_receive

@@ -6,7 +6,6 @@ service in front, as `python -m devicedb`.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from contextlib import ExitStack
@@ -15,9 +14,10 @@ from typing import Any
 
 import uvicorn
 
-from devicedb import tracing
 from devicedb.app import create_app
 from devicedb.database import open_store
+from plumbing import telemetry
+from plumbing.sockets import listening_socket
 
 
 class BackgroundService:
@@ -27,7 +27,7 @@ class BackgroundService:
     """
 
     def __init__(self, db_path: str | Path, port: int = 0, **store_options: Any) -> None:
-        tracing.start("devicedb")  # before the store connects (inside main.py the agent started it already)
+        telemetry.start("devicedb")  # before the store connects (inside main.py the agent started it already)
         self.store = open_store(db_path, **store_options)
         self._sock = listening_socket("127.0.0.1", port)
         self.port = self._sock.getsockname()[1]
@@ -68,20 +68,3 @@ def models_url(
         return configured
     service = stack.enter_context(BackgroundService(database_url or db_path))
     return f"{service.url}/api/models"
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to (host, port), for uvicorn to listen on (several workers may share it)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    # proto=IPPROTO_TCP explicitly: only then does asyncio set TCP_NODELAY (else +40 ms a request)
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    return sock

@@ -1,7 +1,7 @@
 """DeviceStore: the device service's data rules, the same on every database.
 
-A database (sqldb.py: SQLite or Postgres) brings connections, transactions and the few words of SQL that
-differ; the SQL here is written once, with `?` placeholders and quoted column names. The rules:
+A database (plumbing/sql.py: SQLite or Postgres) brings connections, transactions and the few words of
+SQL that differ; the SQL here is written once, with `?` placeholders and quoted column names. The rules:
 - one row per code: `INSERT ... ON CONFLICT` inside a transaction;
 - an Idempotency-Key is claimed first in the add's own transaction, so racing requests with one key
   wait for each other and all get the one stored response; a different body with the key is a conflict;
@@ -19,8 +19,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from devicedb import sqldb
-from devicedb.sqldb import Cursor, Database, iso
+from plumbing import sql
+from plumbing.sql import Cursor, Database, iso
 
 IDEMPOTENCY_TTL = 24 * 3600.0
 PURGE_EVERY = 60.0
@@ -33,7 +33,7 @@ class IdempotencyConflict(Exception):
 
 
 class DeviceStore:
-    """The device service's rules on a database (sqldb.Database), which it migrates when it opens."""
+    """The device service's rules on a database (plumbing.sql.Database), which it migrates when it opens."""
 
     def __init__(
         self, db: Database, idempotency_ttl: float = IDEMPOTENCY_TTL, clock: Callable[[], float] = time.time
@@ -149,7 +149,7 @@ _SEARCHED = ("model", '"marketName"', '"marketNameEn"')
 
 def migrations(backend: str) -> Iterator[tuple[int, Path]]:
     """(version, file) of the device service's `migrations/<backend>/NNNN_name.sql`, in order."""
-    return sqldb.migrations(MIGRATIONS / backend)
+    return sql.migrations(MIGRATIONS / backend)
 
 
 def adopt_unversioned(db: Cursor) -> None:

@@ -1,5 +1,5 @@
 """The device service in front, as `python -m devicedb`: one process, or several workers on one socket,
-supervised (`supervise`: a worker that dies is replaced; the served agent's workers use it too).
+supervised (plumbing/supervision.py: a worker that dies is replaced).
 
 Each worker process opens its own store on the same database; the store's rules hold across processes
 (SQLite's file lock, Postgres transactions). `ServiceProcess` starts it all from code, for the
@@ -9,31 +9,25 @@ tests and the benchmark.
 from __future__ import annotations
 
 import http.client
-import multiprocessing
-import multiprocessing.connection
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import uvicorn
 
-from devicedb import tracing
 from devicedb.app import create_app
 from devicedb.database import open_store
-from devicedb.processes import stop
-from devicedb.server import free_port, listening_socket
-
-QUICK_DEATH = 10.0  # seconds: a worker that dies sooner after its start counts as failing to start
+from plumbing import telemetry
+from plumbing.processes import stop
+from plumbing.sockets import free_port, listening_socket
+from plumbing.supervision import exit_on_sigterm, supervise
 
 
 def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
-    tracing.start("devicedb")
+    telemetry.start("devicedb")
     open_store(database).close()  # migrate once, and report a bad database here rather than in each worker
     sock = listening_socket(host, port)
     if workers == 1:
@@ -41,55 +35,9 @@ def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) 
     return supervise(run_worker, (sock, str(database)), workers)
 
 
-def supervise(
-    target: Callable[..., None], args: tuple, workers: int, on_death: Callable[[int], None] | None = None
-) -> None:
-    """Run `workers` spawned processes of `target(*args)` until SIGTERM or Ctrl-C. One that dies (killed,
-    crashed) is replaced, after `on_death(its pid)`; when they keep dying as they start, give up."""
-    spawn = multiprocessing.get_context("spawn")
-    started: dict[BaseProcess, float] = {}
-    exit_on_sigterm()
-    try:
-        for _ in range(workers):
-            _start(spawn.Process(target=target, args=args), started)
-        quick_deaths = 0
-        while started:
-            multiprocessing.connection.wait([process.sentinel for process in started])
-            for dead in [process for process in started if not process.is_alive()]:
-                lived = time.monotonic() - started.pop(dead)
-                if on_death:
-                    on_death(dead.pid or 0)
-                if dead.exitcode == 0:
-                    continue  # it shut down (Ctrl-C reached it too)
-                quick_deaths = quick_deaths + 1 if lived < QUICK_DEATH else 0
-                if quick_deaths > workers:
-                    raise RuntimeError("the workers keep dying as they start; their output says why")
-                _start(spawn.Process(target=target, args=args), started)
-    except KeyboardInterrupt:  # Ctrl-C reached the workers too: they are shutting down
-        pass
-    finally:
-        for process in started:
-            stop(process)
-
-
-def _start(process: BaseProcess, started: dict[BaseProcess, float]) -> None:
-    process.start()
-    started[process] = time.monotonic()
-
-
-def exit_on_sigterm() -> None:
-    """SIGTERM exits this process as Ctrl-C's end does: `finally` blocks, exit stacks and atexit run (the
-    workers are stopped, the last spans exported). uvicorn, once shut down, raises the signal again."""
-    signal.signal(signal.SIGTERM, _exit)
-
-
-def _exit(*_: object) -> None:
-    raise SystemExit(0)
-
-
 def run_worker(sock: socket.socket, database: str) -> None:
     """One worker: uvicorn serving the app, with its own store, on the shared listening socket."""
-    tracing.start("devicedb")  # a spawned worker exports its own spans
+    telemetry.start("devicedb")  # a spawned worker exports its own spans
     exit_on_sigterm()
     config = uvicorn.Config(create_app(open_store(database)), log_level="info")
     uvicorn.Server(config).run(sockets=[sock])

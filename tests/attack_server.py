@@ -17,6 +17,7 @@ import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
 
 PLAN = json.loads(os.environ.get("ATTACK_PLAN") or "{}")
@@ -98,10 +99,10 @@ server = Server(
 
 
 async def main() -> None:
+    # a server of the 2025 revisions only (as many are): its questions and list changes ride the session
     async with stdio_server() as (read, write):
-        await server.run(
-            read, write, server.create_initialization_options(NotificationOptions(tools_changed=True))
-        )
+        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+        await serve_loop(server, read, write, lifespan_state={}, init_options=options)
 
 
 if __name__ == "__main__":

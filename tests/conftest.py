@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from devicedb.pgserver import PostgresCluster
-from devicedb.processes import stop
-from devicedb.server import BackgroundService, free_port
+from devicedb.server import BackgroundService
+from plumbing.pgcluster import PostgresCluster
+from plumbing.processes import stop
+from plumbing.sockets import free_port
 from tests.fake_llm import FakeLLM
 from tests.leftovers import ProcessWatch
 from tests.trace_store import Phoenix

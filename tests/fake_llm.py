@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agent.agent import TurnObserver
+
 
 @dataclass
 class Reply:
@@ -149,3 +151,14 @@ class FakeLLM:
                 pass
 
         return Handler
+
+
+class Pieces(TurnObserver):
+    """A turn's observer that streams the answer and keeps its pieces (`watched` False: it does not)."""
+
+    def __init__(self, watched: bool = True) -> None:
+        self.streams = watched
+        self.pieces: list[str] = []
+
+    def text(self, piece: str) -> None:
+        self.pieces.append(piece)

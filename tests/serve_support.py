@@ -20,8 +20,8 @@ import requests
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
 
-from devicedb.processes import stop
-from devicedb.server import free_port
+from plumbing.processes import stop
+from plumbing.sockets import free_port
 from tests.conftest import ROOT, clean_env, run_main
 from tests.devicedb_support import query
 from tests.fake_llm import FakeLLM

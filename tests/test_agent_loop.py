@@ -13,10 +13,11 @@ from agent.agent import ChatAgent
 from agent.config import Settings
 from agent.guards import envelope_of, untrusted
 from agent.llm_wrapper import CustomLLMWrapper
+from agent.memory import MemoryManager
 from agent.models.choice import make_llm
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import LLMError, MaxRoundsError, ToolContext
-from tests.fake_llm import Reply, call, streamed, text, tool_calls
+from tests.fake_llm import Pieces, Reply, call, streamed, text, tool_calls
 from tools.model_tool import AddModelTool
 
 
@@ -42,7 +43,7 @@ def agent(request, fake_llm):
     llm = make_llm(Settings(llm_backend=request.param, llm_model="fake-model"), fake_llm.url, api_key="k")
     registry = ToolRegistry()
     registry.register(Add())
-    return ChatAgent(llm, registry, user_id="alice", system_prompt="SYS")
+    return ChatAgent(llm, registry, user_id="alice", memory=MemoryManager("SYS"))
 
 
 def sent(fake_llm, i: int) -> list[dict]:
@@ -264,20 +265,20 @@ def test_the_tutorials_turn_on_both_backends_streamed_or_not(backend, watched, f
     llm = make_llm(Settings(llm_backend=backend, llm_model="fake-model"), fake_llm.url, api_key="k")
     registry = ToolRegistry()
     registry.register(AddModelTool(f"{device_service.url}/api/models"))
-    pieces: list[str] = []
+    watcher = Pieces(watched)
     agent = ChatAgent(
         llm,
         registry,
         user_id="alice",
         permissions=frozenset({"add_model"}),
-        system_prompt="SYS",
-        on_text=pieces.append if watched else None,
+        memory=MemoryManager("SYS"),
+        observer=watcher,
     )
     c = call("add_device_model", {"model": "CPH2223"}, "call_abc123")
     fake_llm.add(either(tool_calls(c)), either(text("已添加 CPH2223。")))
     assert agent.send_message("帮我添加设备型号 CPH2223") == "已添加 CPH2223。"
     assert [bool(r.get("stream")) for r in fake_llm.requests] == [watched, watched]
-    assert "".join(pieces) == ("已添加 CPH2223。" if watched else "")
+    assert "".join(watcher.pieces) == ("已添加 CPH2223。" if watched else "")
     sent_call, sent_result = sent(fake_llm, 1)[2:]
     assert sent_call == assistant(c)
     envelope = envelope_of(sent_result["content"])
@@ -299,10 +300,10 @@ def test_any_langchain_chat_model_drives_the_loop(watched, fake_llm):
     llm = ChatOpenAI(base_url=fake_llm.url, api_key=SecretStr("k"), model="fake-model")
     registry = ToolRegistry()
     registry.register(Add())
-    pieces: list[str] = []
-    agent = ChatAgent(llm, registry, system_prompt="SYS", on_text=pieces.append if watched else None)
+    watcher = Pieces(watched)
+    agent = ChatAgent(llm, registry, memory=MemoryManager("SYS"), observer=watcher)
     c = call("add", {"a": 2, "b": 3}, "call_x")
     fake_llm.add(either(tool_calls(c)), either(text("2+3=5")))
     assert agent.send_message("2+3?") == "2+3=5"
     assert sent(fake_llm, 1)[2:] == [assistant(c), tool_result("call_x", {"ok": True, "data": 5})]
-    assert "".join(pieces) == ("2+3=5" if watched else "")
+    assert "".join(watcher.pieces) == ("2+3=5" if watched else "")

@@ -23,7 +23,8 @@ from tests.test_readme import blocks
 
 
 def readme_steps() -> tuple[str, str, str]:
-    """(the new file's path, its code, the diff for tools/__init__.py), as the README shows them."""
+    """(the new file's path, its code, the diff for tools/__init__.py), as the README shows them (in its
+    中文 part; the English part points to the same blocks)."""
     path, code = next(
         (code.split("\n", 1)[0][2:], code) for lang, code in blocks() if lang == "python" and code[:2] == "# "
     )

@@ -20,6 +20,7 @@ import pytest
 
 from agent.chat.commands import Session, handle_command
 from agent.chat.console import PlainConsole
+from agent.chat.watch import ConsoleObserver
 from agent.config import Settings
 from agent.host import Front, build_host
 from agent.tools import FunctionTool
@@ -90,7 +91,7 @@ def run(case: Case, folder: Path) -> Run:
         front = Front(confirm=person.confirm, elicit=screen.elicit, report=screen.say)
         tools = [*default_tools(settings.add_model_url or ""), Memo(case.plant.get("memo", "Buy milk."))]
         host = build_host(settings, stack, tools, front)
-        agent = stack.enter_context(host.agent("alice", on_tool_result=screen.on_tool))
+        agent = stack.enter_context(host.agent("alice", observer=ConsoleObserver(screen)))
         session = Session(agent, host.mcp, screen)
         ended = _type(session, case.lines, out)
         requests = len(llm.requests) - _before_last_turn(llm.requests)

@@ -92,3 +92,19 @@ def test_text_of_a_resource_or_a_prompt_cannot_ground_a_write(tmp_path, fake_llm
     assert results[2]["error"] == "the person refused to run 'add_device_model'; do not retry it"
     assert "decided after reading untrusted text" in done.stderr + done.stdout
     assert device_service.store.get("XZ9999") is None and device_service.store.get("V2145") is None
+
+
+def test_mcp_shows_each_servers_protocol_revision(tmp_path, fake_llm):
+    time_server = {"command": sys.executable, "args": ["-m", "mcp_server_time"], "trusted": True}
+    servers = {"time": time_server, "time_2025": {**time_server, "protocol": "legacy"}}
+    (tmp_path / "mcp_servers.json").write_text(json.dumps({"mcpServers": servers}))
+    done = run_main(
+        cwd=tmp_path,
+        env=clean_env(LLM_BASE_URL=fake_llm.url, DEVICE_DB=str(tmp_path / "d.db"), LLM_STREAM="false"),
+        stdin="/mcp\n",
+        timeout=90,
+    )
+    assert done.returncode == 0, done.stderr
+    tools = "time__get_current_time, time__convert_time"
+    assert f"  time (trusted, protocol 2026-07-28): {tools}" in done.stdout
+    assert "  time_2025 (trusted, protocol 2025-11-25): time_2025__get_current_time" in done.stdout

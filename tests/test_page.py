@@ -3,7 +3,7 @@ pointed at that browser and never downloads one): sign in, the tutorial prompt's
 delete's approval (Refuse keeps the row, Approve removes it), model and tool output holding HTML that
 shows as text and runs nothing, two conversations, errors as a line, the keyboard alone, both languages,
 the empty state (what the agent can do, examples, the demo model's notice), the OpenAI face's conversations.
-`PAGE_SCREENSHOTS=dir` keeps the pictures (`make page-screenshots` refreshes the README's)."""
+`PAGE_SCREENSHOTS=dir` keeps the pictures (`make page-screenshots` refreshes the docs')."""
 
 from __future__ import annotations
 
@@ -370,7 +370,7 @@ def test_a_turn_past_its_deadline_is_a_line_in_the_page(browser, tmp_path):
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 @pytest.mark.parametrize("width", ["desktop", "phone"])
 def test_screenshots(browser, fresh, tmp_path, locale, width):
-    """The README's pictures: a turn with a tool card and an approval waiting, at both widths."""
+    """The docs' pictures: a turn with a tool card and an approval waiting, at both widths."""
     fresh.add_row("PDEM10")
     zh = locale == "zh-CN"
     fresh.llm.add(
@@ -447,7 +447,7 @@ def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedAgent]
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
-def test_the_demo_models_empty_state_carries_its_notice(browser, demo_site, tmp_path, locale):
+def test_screenshots_of_the_empty_state_with_the_demo_models_notice(browser, demo_site, tmp_path, locale):
     """The README's pictures of the empty state: what the agent can do, examples, the demo's notice."""
     zh = locale == "zh-CN"
     page = open_page(browser, demo_site.url, locale)

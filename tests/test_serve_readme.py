@@ -1,6 +1,6 @@
-"""The README's serving examples run against `main.py serve` on the scripted LLM: its `py` blocks (they
-need a running server, so the README test, which runs `python` blocks, leaves them here) print what the
-README shows, and its curl call answers in OpenAI's shape."""
+"""The serving page's examples (docs/serving.md and docs/serving.en.md) run against `main.py serve` on the
+scripted LLM: its `py` blocks (they need a running server, so the README test, which runs `python` blocks,
+leaves them here) print what the page shows, and its curl calls answer in OpenAI's shape."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import pytest
 from tests.conftest import clean_env
 from tests.fake_llm import call, text, tool_calls
 from tests.serve_support import ServedAgent, devices
-from tests.test_readme import blocks
+from tests.test_readme import PAGES, blocks, every_block
 
-README_URL = "http://127.0.0.1:8080"
+PAGE_URL = "http://127.0.0.1:8080"
 
 
 @pytest.fixture
@@ -28,11 +28,22 @@ def agent(fake_llm, tmp_path, monkeypatch):
         yield agent
 
 
-def test_the_python_example_prints_what_the_readme_shows(agent, fake_llm):
-    found = blocks()
-    examples = [(code, found[i + 1][1]) for i, (lang, code) in enumerate(found) if lang == "py"]
-    assert examples and all(found[i + 1][0] == "text" for i, (lang, _) in enumerate(found) if lang == "py")
-    for code, shown in examples:
+def examples() -> list[tuple[str, str]]:
+    """(code, what the page shows it prints) of each `py` block, on every page."""
+    found = []
+    for page in PAGES:
+        listed = blocks(page)
+        for i, (lang, code) in enumerate(listed):
+            if lang == "py":
+                assert listed[i + 1][0] == "text", page
+                found.append((code, listed[i + 1][1]))
+    return found
+
+
+def test_the_python_example_prints_what_the_page_shows(agent, fake_llm):
+    shown_in = examples()
+    assert len(shown_in) >= 2  # one in each language
+    for code, shown in shown_in:
         fake_llm.add(
             tool_calls(call("add_device_model", {"model": "CPH2223"}, "c1")),
             text("Added CPH2223 to the database."),
@@ -40,7 +51,7 @@ def test_the_python_example_prints_what_the_readme_shows(agent, fake_llm):
         )
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(code.replace(README_URL, agent.url), "README.md py block", "exec"), {})
+            exec(compile(code.replace(PAGE_URL, agent.url), "serving page py block", "exec"), {})
         assert out.getvalue() == shown
         assert devices(agent.database) == [("CPH2223", "alice")]
         assert [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"] == [
@@ -51,10 +62,11 @@ def test_the_python_example_prints_what_the_readme_shows(agent, fake_llm):
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
-    calls = [code for lang, code in blocks() if lang == "bash" and "curl -s http://127.0.0.1:8080" in code]
+    bash = [code for lang, code in every_block() if lang == "bash"]
+    calls = [code for code in bash if "curl -s http://127.0.0.1:8080" in code]
     assert len(calls) >= 2  # one in each language
     for code in calls:
-        command = code[code.index("curl -s") :].replace(README_URL, agent.url)
+        command = code[code.index("curl -s") :].replace(PAGE_URL, agent.url)
         fake_llm.add(text("No models yet."))
         env = clean_env(AGENT_KEY=os.environ["AGENT_KEY"])
         done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)

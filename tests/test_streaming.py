@@ -14,10 +14,11 @@ from agent.guards import envelope_of
 from agent.llm.streaming import StreamAssembler, sse_events
 from agent.llm.tool_calls import normalize
 from agent.llm_wrapper import CustomLLMWrapper, parse_response
+from agent.memory import MemoryManager
 from agent.models.choice import make_llm
 from agent.tools import ToolRegistry
 from agent.types import LLMError
-from tests.fake_llm import Reply, call, chunks, streamed, text, tool_calls
+from tests.fake_llm import Pieces, Reply, call, chunks, streamed, text, tool_calls
 from tests.test_agent_loop import Add
 
 BASE = {"id": "s", "model": "m"}
@@ -98,8 +99,8 @@ def streaming_agent(request, fake_llm):
     llm = make_llm(Settings(llm_backend=request.param, llm_model="fake-model"), fake_llm.url, api_key="k")
     registry = ToolRegistry()
     registry.register(Add())
-    pieces: list[str] = []
-    return ChatAgent(llm, registry, system_prompt="SYS", on_text=pieces.append), pieces
+    watcher = Pieces()
+    return ChatAgent(llm, registry, memory=MemoryManager("SYS"), observer=watcher), watcher.pieces
 
 
 def test_text_streams_in_pieces(streaming_agent, fake_llm):
@@ -129,8 +130,7 @@ def test_a_broken_stream_inside_the_arguments_is_an_error_for_the_model(streamin
 
 
 def test_a_server_that_ignores_stream_still_works(fake_llm):
-    pieces: list[str] = []
-    agent = ChatAgent(make_llm(Settings(), fake_llm.url), ToolRegistry(), on_text=pieces.append)
+    agent = ChatAgent(make_llm(Settings(), fake_llm.url), ToolRegistry(), observer=Pieces())
     fake_llm.add(text("plain JSON"))
     assert agent.send_message("hi") == "plain JSON"
     assert json.dumps(fake_llm.requests[0]).count('"stream": true') == 1
@@ -138,9 +138,8 @@ def test_a_server_that_ignores_stream_still_works(fake_llm):
 
 @pytest.mark.parametrize("backend", ["wrapper", "chatopenai"])
 def test_an_empty_stream_falls_back_to_a_plain_request(backend, fake_llm):
-    pieces: list[str] = []
     llm = make_llm(Settings(llm_backend=backend), fake_llm.url)
-    agent = ChatAgent(llm, ToolRegistry(), on_text=pieces.append)
+    agent = ChatAgent(llm, ToolRegistry(), observer=Pieces())
     fake_llm.add(Reply({}, events=[]), text("asked plainly"))
     assert agent.send_message("hi") == "asked plainly"
     assert [bool(r.get("stream")) for r in fake_llm.requests] == [True, False]
@@ -148,8 +147,7 @@ def test_an_empty_stream_falls_back_to_a_plain_request(backend, fake_llm):
 
 
 def test_line_separators_inside_the_json_survive(fake_llm):
-    pieces: list[str] = []
-    agent = ChatAgent(make_llm(Settings(), fake_llm.url), ToolRegistry(), on_text=pieces.append)
+    agent = ChatAgent(make_llm(Settings(), fake_llm.url), ToolRegistry(), observer=Pieces())
     fake_llm.add(streamed(text("line one\u2028line two\u0085end")))
     assert agent.send_message("hi") == "line one\u2028line two\u0085end"
 
@@ -178,7 +176,7 @@ def test_a_trickling_stream_is_cut_at_the_timeout(backend, fake_llm):
     fake_llm.add(Reply({}, events=events))
     started = time.monotonic()
     with pytest.raises(LLMError, match="did not finish its answer in time"):
-        ChatAgent(llm, ToolRegistry(), on_text=lambda piece: None).send_message("hi")
+        ChatAgent(llm, ToolRegistry(), observer=Pieces()).send_message("hi")
     assert time.monotonic() - started < 15  # the timeout, not the 30 s the stream would take
 
 

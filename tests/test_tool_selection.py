@@ -6,7 +6,7 @@ import json
 
 from langchain_core.messages import HumanMessage
 
-from agent.agent import ChatAgent
+from agent.agent import ChatAgent, TurnPolicy
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.tool_selection import SearchToolsTool, ToolSelector, tokens
 from agent.tools import FunctionTool, ToolRegistry
@@ -43,7 +43,7 @@ def agent_with_many_tools(fake_llm, **selector) -> ChatAgent:
         registry.register(make_tool(i, topic))
     chosen = ToolSelector(**selector)
     registry.register(SearchToolsTool(chosen, registry))  # as the composition root does (agent/host.py)
-    return ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, tool_selector=chosen)
+    return ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, policy=TurnPolicy(chosen))
 
 
 def offered(request: dict) -> list[str]:
@@ -69,7 +69,7 @@ def test_few_tools_are_all_sent_and_search_tools_is_not(fake_llm):
     registry = ToolRegistry()
     for i in range(3):
         registry.register(make_tool(i, TOPICS[i]))
-    agent = ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, tool_selector=ToolSelector())
+    agent = ChatAgent(CustomLLMWrapper(base_url=fake_llm.url), registry, policy=TurnPolicy(ToolSelector()))
     fake_llm.add(text("hi"))
     agent.send_message("hello")
     assert offered(fake_llm.requests[0]) == ["tool_0", "tool_1", "tool_2"]

@@ -2,7 +2,7 @@
 spans over OTLP to Arize Phoenix; the test reads the trace through Phoenix's REST API — span names, parent
 links, the GenAI attributes, token counts — across the device service's HTTP and SQL, our MCP server in
 another process, and a caller's `traceparent`. `TRACE_SCREENSHOT=path` keeps the picture of the trace
-(`make trace-screenshot` refreshes the README's)."""
+(`make trace-screenshot` refreshes the docs')."""
 
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def test_without_an_endpoint_our_code_imports_nothing_of_opentelemetry(tmp_path,
     done, modules = imported([ROOT / "main.py", "-m", "Add model CPH2223"], tmp_path, env)
     assert done.returncode == 0 and done.stdout == "Added.\n", done.stderr
     _, floor = imported(["-c", f"import {FLOOR}"], tmp_path, env)
-    assert {"agent.tracing", "devicedb.tracing"} <= modules
+    assert {"agent.tracing", "plumbing.telemetry"} <= modules
     assert {m for m in modules if m.startswith("opentelemetry")} <= floor
     assert not [
         m for m in modules if m.startswith(("opentelemetry.exporter", "opentelemetry.instrumentation"))

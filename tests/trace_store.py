@@ -16,7 +16,7 @@ from typing import Any
 
 import requests
 
-from devicedb.server import free_port
+from plumbing.sockets import free_port
 
 VENV = Path(__file__).resolve().parent / ".venv-phoenix"
 

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import requests
 
-from agent.config import Settings
+from agent.config import Settings, require_extra
 from agent.llm.transport import session_for
 from agent.tools import FunctionTool
 from agent.types import ConfigError, ToolContext, ToolError
@@ -88,6 +88,9 @@ def _message(resp: requests.Response) -> str:
 
 def device_service_url(settings: Settings, stack: ExitStack) -> str:
     """ADD_MODEL_URL, or the embedded device service's, started here and stopped with `stack`."""
+    if settings.add_model_url:
+        return settings.add_model_url
+    require_extra("with no ADD_MODEL_URL set, the embedded device service", "devices", "fastapi", "uvicorn")
     from devicedb.server import models_url  # FastAPI and uvicorn load only here
 
     try:

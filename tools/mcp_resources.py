@@ -1,5 +1,5 @@
-"""The device models as MCP resources of our server: a list, the `devicedb://models/{model}` template, and
-completion of a model code.
+"""The device models as MCP resources of our server: a list, the `devicedb://models/{model}` template,
+completion of a model code, and which tools change them.
 
 Served from the device service's HTTP API through the tools' own client (`DeviceService`), so the server
 reads the same database the tools write. Completion of a `model` argument — of the template, or of one of
@@ -18,6 +18,9 @@ from tools.device_service import MODEL_URIS, DeviceService
 from tools.mcp_prompts import TASKS
 
 SCHEME = MODEL_URIS.removesuffix("{model}")
+# the resources a tool's successful run changes (tool name -> URIs or URI templates): what the server
+# tells its listeners after the call
+CHANGES = {"add_device_model": (MODEL_URIS,), "delete_device_model": (MODEL_URIS,)}
 
 
 def resource_of(record: dict[str, Any]) -> types.Resource:

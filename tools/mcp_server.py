@@ -30,7 +30,7 @@ from agent.types import ConfigError
 from tools import default_tools
 from tools.device_service import DeviceService, device_service_url
 from tools.mcp_prompts import TASKS
-from tools.mcp_resources import DeviceModels
+from tools.mcp_resources import CHANGES, DeviceModels
 
 INSTRUCTIONS = "The tutorial's device-model database (codes such as CPH2223) and tools to change it."
 
@@ -57,7 +57,9 @@ def main() -> int:
             caller = replace(host.context(settings.agent_user, f"mcp-{uuid.uuid4().hex[:8]}"), untrusted=None)
             resources = Resources(DeviceModels(service), extras.resources)
             prompts = Prompts({**TASKS, **extras.prompts})
-            server = build_server("tool-use-agent", INSTRUCTIONS, host.registry, caller, resources, prompts)
+            server = build_server(
+                "tool-use-agent", INSTRUCTIONS, host.registry, caller, resources, prompts, CHANGES
+            )
             serve(server, args.http)
     except ConfigError as e:
         print(f"error: {safe(str(e))}", file=sys.stderr)

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from agent.types import ToolContext
 from devicedb.schema import DEFAULT_MARKET_NAME, normalize_code
-from tools.device_service import MODEL_URIS, DeviceServiceTool
+from tools.device_service import DeviceServiceTool
 
 CODE = {  # a model code as manufacturers write it, with a digit: CPH2223, V2145, 2201123C, SM-G9910
     "type": "string",
@@ -36,7 +36,6 @@ class AddModelTool(ModelCodeTool):
     idempotent = True  # the service keeps one row per code
     permission = "add_model"
     injected = {"createdBy": "user_id"}
-    changes = (MODEL_URIS,)
     grounded = ("model", "marketName", "marketNameEn")
     examples = (
         ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
@@ -176,7 +175,6 @@ class DeleteModelTool(ModelCodeTool):
     effect = "destructive"
     idempotent = True
     permission = "delete_model"
-    changes = (MODEL_URIS,)
     grounded = ("model",)
     description = (
         "从数据库删除一个设备机型。只有用户明确要求删除某个机型时才使用；删除前会请用户确认。"

@@ -138,7 +138,8 @@ def _mcp(session: Session, rest: str) -> None:
     for name, connection in session.mcp.connections.items():
         tools = [t.name for t in session.mcp.tools.values() if t.connection is connection]
         trust = "trusted" if connection.config.trusted else "untrusted"
-        say(f"  {name} ({trust}): {', '.join(tools) or 'no tools'}")
+        revision = connection.revision or "not connected"
+        say(f"  {name} ({trust}, protocol {revision}): {', '.join(tools) or 'no tools'}")
 
 
 def _resources(session: Session, rest: str) -> None:

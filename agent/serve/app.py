@@ -13,7 +13,7 @@ from agent.serve.errors import NotFound, RequestError, answer, error_body
 from agent.serve.limits import BodyGate
 from agent.serve.service import Service
 from agent.types import AgentError
-from devicedb.sqldb import DatabaseUnavailable
+from plumbing.sql import DatabaseUnavailable
 
 
 def create_app(service: Service) -> FastAPI:

@@ -24,7 +24,7 @@ from langchain_core.messages import BaseMessage, messages_from_dict, messages_to
 from agent.serve.approvals import Approval
 from agent.serve.errors import Busy, NotFound, TooManyRequests
 from agent.serve.limits import ServeLimits
-from devicedb.sqldb import Cursor, Database
+from plumbing.sql import Cursor, Database
 
 COLUMNS = "id, user_id, run_id, state, answer, pending"
 

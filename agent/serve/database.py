@@ -12,8 +12,8 @@ from pathlib import Path
 
 from agent.config import Settings
 from agent.types import ConfigError
-from devicedb.database import open_database
-from devicedb.sqldb import Database
+from plumbing.databases import open_database
+from plumbing.sql import Database
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 VERSIONS = "agent_schema_version"  # beside the device service's schema_version, in a shared Postgres

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from agent.audit import redact_text
 from agent.guards import safe
 from agent.types import AgentError, ConfigError, DeadlineError, LimitError, LLMError, McpUnavailable
-from devicedb.sqldb import DatabaseUnavailable
+from plumbing.sql import DatabaseUnavailable
 
 log = logging.getLogger("agent.serve")
 _URL = re.compile(r"https?://\S+")

@@ -1,5 +1,5 @@
-"""Journal: a conversation's history as the loop keeps it (a MemoryManager), stored message by message as
-the turn adds it, and told to the face serving the turn (events.py) as it happens.
+"""Journal: the served agent's observer of a turn — each message the loop adds is stored, and told to the
+face serving the turn (events.py) as it happens, with the answer's text as it streams.
 
 Stored as it grows, a turn cut off anywhere — a worker killed, a client gone — leaves a history the next
 turn can use: the messages up to the cut, the calls left unanswered repaired as the chat repairs them.
@@ -13,8 +13,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from agent.agent import TurnObserver
 from agent.guards import envelope_of
-from agent.memory import DURATION_MS, MemoryManager
+from agent.memory import DURATION_MS
 from agent.serve.conversations import Conversation, ConversationStore
 from agent.serve.errors import ClientGone
 from agent.serve.events import Bridge, CallAnswered, CallMade, Text
@@ -22,35 +23,25 @@ from agent.serve.events import Bridge, CallAnswered, CallMade, Text
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 
 
-class Journal(MemoryManager):
+class Journal(TurnObserver):
+    streams = True
+
     def __init__(self, store: ConversationStore, conversation: Conversation, bridge: Bridge) -> None:
-        super().__init__()
         self.store, self.conversation, self.bridge = store, conversation, bridge
         self.seq = conversation.next_seq
-        self.recording = False  # the host's system prompt and the stored history are not stored again
         self.streamed = False  # the reply under way was streamed as text already
         self.usage: Counter[str] = Counter()
 
-    def load(self, messages: list[BaseMessage], store: bool = False) -> None:
-        """Earlier messages: stored ones, or a new conversation's history from the client (`store`)."""
+    def keep(self, messages: list[BaseMessage]) -> None:
+        """Store earlier messages the turn goes on from: a new conversation's history from the client."""
         for message in messages:
-            super().add(message)
-            if store:
-                self._store(message)
+            self._store(message)
 
-    def record(self) -> None:
-        """From now on, every message added is the turn's: stored, and told to the face."""
-        self.recording = True
-
-    def text(self, delta: str) -> None:
-        """The agent's `on_text`: the answer's text as it streams in."""
+    def text(self, piece: str) -> None:
         self.streamed = True
-        self.bridge.put(Text(delta))
+        self.bridge.put(Text(piece))
 
-    def add(self, message: BaseMessage) -> None:
-        super().add(message)
-        if not self.recording:
-            return
+    def added(self, message: BaseMessage) -> None:
         self._store(message)
         if isinstance(message, AIMessage):
             self._reply(message)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent.types import UsageError
-from devicedb.sqldb import Database
+from plumbing.sql import Database
 
 PREFIX = "sk-agent-"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")

@@ -14,7 +14,7 @@ from typing import Any
 
 from agent.config import Settings
 from agent.serve.errors import TooLarge, TooSlow, answer
-from devicedb.middleware import replay  # hands the read body on, then listens for a disconnect
+from plumbing.asgi import replay  # hands the read body on, then listens for a disconnect
 
 
 @dataclass(frozen=True)

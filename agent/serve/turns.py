@@ -83,12 +83,12 @@ class Turns:
             bridge.put(Text(conversation.last_answer))  # a retry of a turn that answered: the same answer
             return self._finished(conversation, conversation.last_answer, conversation.pending)
         journal = Journal(self.store, conversation, bridge)
-        with self.host.agent(request.user, on_text=journal.text, memory=journal) as agent:
-            stored = self.store.messages(conversation.id)
-            journal.load([message for _, message in stored])
-            if conversation.last_state == "new":
-                journal.load(request.history, store=True)
-            journal.record()
+        stored = self.store.messages(conversation.id)
+        history = [message for _, message in stored]
+        if conversation.last_state == "new":
+            journal.keep(request.history)
+            history += request.history
+        with self.host.agent(request.user, observer=journal, history=history) as agent:
             this_run = [message for run_id, message in stored if run_id == conversation.run_id]
             try:
                 answer = self._step(agent, conversation, request, this_run if again else [])

@@ -32,8 +32,8 @@ from agent.serve.limits import ServeLimits
 from agent.serve.service import Service
 from agent.serve.turns import Turns, worker_id
 from agent.tools import FunctionTool
-from devicedb.server import listening_socket
-from devicedb.workers import exit_on_sigterm, supervise
+from plumbing.sockets import listening_socket
+from plumbing.supervision import exit_on_sigterm, supervise
 
 THREADS = 64  # turns one worker runs at once (each waits on the model and the tools most of the time)
 ToolsFactory = Callable[[], Sequence[FunctionTool]]  # picklable: a worker process calls it for its tools

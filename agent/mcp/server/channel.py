@@ -3,24 +3,34 @@
 The MCP utilities a long or interactive tool call needs (logging, progress, elicitation), for any
 FunctionTool: the tool calls its `ctx.channel` from its worker thread, and the channel runs the SDK's
 calls on the server's loop, inside the tools/call request, so they travel on that request's stream.
+A question goes out as elicitation (2025 revisions) or in the call's result (2026-07-28, `rounds.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
 from anyio.from_thread import run as run_on_loop
 from mcp.server.context import ServerRequestContext
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent.types import ToolError
+
+if TYPE_CHECKING:
+    from agent.mcp.server.rounds import Rounds
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 Request = ServerRequestContext[Any, Any]
 Log = Callable[[Request, str, Any, str], Coroutine[Any, Any, None]]  # (request, level, data, logger)
+
+
+def without_back_channel(ctx: Request) -> bool:
+    """The request speaks the 2026-07-28 revision: questions go back in the call's result."""
+    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
 def can_ask_person(ctx: Request) -> bool:
@@ -75,9 +85,9 @@ async def progress_reported(ctx: Request, name: str) -> AsyncIterator[CallProgre
 class ClientChannel:
     """The ToolChannel of one tools/call: what the tool says goes to the client that called it."""
 
-    def __init__(self, ctx: Request, tool: str, log: Log, progress: CallProgress) -> None:
+    def __init__(self, ctx: Request, tool: str, log: Log, progress: CallProgress, rounds: Rounds) -> None:
         self.ctx, self.tool = ctx, tool
-        self._log, self._progress = log, progress
+        self._log, self._progress, self._rounds = log, progress, rounds
 
     def log(self, level: str, data: Any) -> None:
         if level not in LEVELS:
@@ -92,5 +102,10 @@ class ClientChannel:
             raise ToolError(
                 f"{self.tool} needs to ask the person, and this MCP client cannot (no elicitation)"
             )
+        if without_back_channel(self.ctx):
+            given = self._rounds.answer(message, schema)
+            if given is None:  # the round ends here; the handler sends the question back
+                raise ToolError(f"{self.tool} waits for the person's answer", retryable=False)
+            return given
         answer = run_on_loop(ask_person, self.ctx, message, schema)
         return answer.action, answer.content

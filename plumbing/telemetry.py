@@ -1,10 +1,11 @@
-"""The process's OpenTelemetry, when OTEL_EXPORTER_OTLP_ENDPOINT is set: one tracer provider that exports
-spans over OTLP/HTTP (configured by the standard OTEL_* variables), and the device service's work as
-spans — its HTTP requests (FastAPI, continuing the caller's W3C `traceparent`) and its SQL (sqlite3,
-psycopg). When the variable is unset, nothing here imports OpenTelemetry.
+"""A process's OpenTelemetry, when OTEL_EXPORTER_OTLP_ENDPOINT is set: one tracer provider that exports
+spans over OTLP/HTTP (configured by the standard OTEL_* variables), and a service's work as spans — its
+HTTP requests (FastAPI, continuing the caller's W3C `traceparent`) and its SQL (sqlite3, psycopg). When
+the variable is unset, nothing here imports OpenTelemetry.
 
-`python -m devicedb` and each of its workers start it for themselves; inside `main.py` the agent starts
-it first (agent/tracing.py), and the embedded service shares that provider.
+Each process starts it for itself (`python -m devicedb` and its workers, the served agent's workers);
+inside `main.py` the agent starts it first (agent/tracing.py), and the embedded device service shares
+that provider.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def span(name: str) -> Iterator[None]:
         return
     from opentelemetry import trace
 
-    with trace.get_tracer("devicedb").start_as_current_span(name):
+    with trace.get_tracer(__name__).start_as_current_span(name):
         yield
 
 

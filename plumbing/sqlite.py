@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from devicedb.sqldb import Cursor, Database
+from plumbing.sql import Cursor, Database
 
 
 class SqliteDatabase(Database):

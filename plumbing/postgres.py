@@ -17,7 +17,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from devicedb.sqldb import Cursor, Database, DatabaseUnavailable
+from plumbing.sql import Cursor, Database, DatabaseUnavailable
 
 POOL_SIZE = 10
 WAIT_TIMEOUT = 5.0  # seconds a request waits for a connection before the database counts as down
@@ -54,7 +54,7 @@ class PostgresDatabase(Database):
             kwargs=connection,
             open=True,
             timeout=wait_timeout,
-            name="devicedb",
+            name="sql",
         )
         try:
             self.pool.wait(timeout=connect_timeout)
