@@ -96,6 +96,7 @@ bench: install postgres $(PEERS)/.installed
 	$(PY) -m benchmarks.devicedb_bench
 	$(PY) -m benchmarks.serve_bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.local_model_bench
+	$(PY) -m benchmarks.first_prompt
 
 SECURITY := benchmarks/.venv-agentdojo
 

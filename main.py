@@ -34,7 +34,12 @@ from tools.device_service import device_service_url
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Chat with a tool-calling agent.")
     parser.add_argument("-m", "--message", help="run one turn with this text, print the answer, exit")
-    parser.add_argument("--yes", action="store_true", help="approve confirmations in -m mode")
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="approve the host's confirmations (writes) in -m mode and for piped input; "
+        "questions of MCP servers are still declined there",
+    )
     parser.add_argument("--session", metavar="NAME", help="save the conversation under NAME and resume it")
     parser.add_argument(
         "--lang", choices=["zh", "en"], help="language of the chat's messages (default: LANG)"
@@ -128,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
             session.sync_mcp()
             answer = session.agent.send_message(args.message)
             session.save()
+            if refused := getattr(session.ui, "refused", None):  # name(arguments) of what was asked
+                tool = safe(refused[0].partition("(")[0])
+                print(f"error: {tool} was not run: --yes approves writes in -m mode", file=sys.stderr)
+                return 1
             print(safe(answer))
             return 0
     except ConfigError as e:

@@ -260,11 +260,12 @@ class ChatAgent:
         return [futures[i].result() if i in futures else here[i] for i in range(len(calls))]
 
     def _timed(self, ctx: ToolContext, call: Any) -> tuple[Executed | AwaitingApproval, float]:
-        started = time.monotonic()
+        """What ran, and for how long the tool itself ran (the person's time to confirm not counted)."""
         try:
-            return self.registry.execute(ctx, call), time.monotonic() - started
+            done = self.registry.execute(ctx, call)
         except AwaitingApproval as waiting:  # this call waits for the person: it gets no answer now
             return waiting, 0.0
+        return done, done.seconds
 
     def _pool(self) -> ThreadPoolExecutor:
         if self._threads is None:

@@ -30,6 +30,7 @@ from agent.types import AwaitingApproval, ToolContext, ToolError, fail, ok
 # asks in its answer).
 Confirm = Callable[[str, dict[str, Any], ToolContext], bool]
 Effect = Literal["read", "write", "destructive"]
+RAN_FOR = "_ran_for"  # the seconds the tool itself ran, passed from the run to `Executed`
 
 
 class FunctionTool(ABC):
@@ -73,6 +74,7 @@ class FunctionTool(ABC):
 class Executed(NamedTuple):
     envelope: str
     ran: bool  # the tool itself ran: the envelope holds what it said
+    seconds: float = 0.0  # how long the tool itself ran: not the checks, nor the wait for the person's yes
 
 
 class ToolRegistry:
@@ -150,9 +152,10 @@ class ToolRegistry:
             waiting.call_id, waiting.run_id = ctx.call_id, ctx.run_id
             self._audit(ctx, tool_call, "awaiting_approval", fail(str(waiting), retryable=False), 0.0)
             raise
+        ran_for = extra.pop(RAN_FOR, 0.0)
         envelope = cap_envelope(envelope, self.max_output_chars)
         self._audit(ctx, tool_call, decision, envelope, time.monotonic() - started, **extra)
-        return Executed(envelope, ran=decision == "ran")
+        return Executed(envelope, ran=decision == "ran", seconds=ran_for)
 
     @tracing.execute_tool
     def refuse(self, ctx: ToolContext, tool_call: Mapping[str, Any], reason: str) -> str:
@@ -195,7 +198,9 @@ class ToolRegistry:
                 fail(f"the person refused to run {name!r}; do not retry it", retryable=False),
                 extra,
             )
-        return "ran", self._run(ctx, tool, args), extra
+        started = time.monotonic()
+        envelope = self._run(ctx, tool, args)
+        return "ran", envelope, {**extra, RAN_FOR: time.monotonic() - started}
 
     @staticmethod
     def _run(ctx: ToolContext, tool: FunctionTool, args: dict[str, Any]) -> str:

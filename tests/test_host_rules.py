@@ -205,6 +205,17 @@ def test_confirmation_shows_exact_arguments_and_a_refusal_is_not_run(fake_llm, t
     assert [line["decision"] for line in audit_lines(tmp_path)] == ["refused_by_person", "ran"]
 
 
+def test_a_calls_duration_is_the_tools_run_not_the_wait_for_the_persons_yes(fake_llm, tmp_path):
+    """What a card or a panel shows as a call's time: the tool's own 0.2 s, not the person's second."""
+    slow = Risky(answer=lambda args: time.sleep(0.2) or json.dumps(args))
+    agent = make_agent(fake_llm, tmp_path, slow, confirm=lambda *asked: time.sleep(1.0) or True)
+    fake_llm.add(tool_calls(call("risky", {"x": 1}, "c1")), text("ok"))
+    agent.send_message("go")
+    [result] = [m for m in agent.memory.history() if m.type == "tool"]
+    assert 200 <= result.response_metadata["duration_ms"] < 900
+    assert audit_lines(tmp_path)[0]["duration_ms"] >= 1000  # the audit keeps the whole attempt
+
+
 def test_invalid_arguments_never_reach_the_confirmation_prompt(fake_llm, tmp_path):
     asked: list = []
     agent = make_agent(fake_llm, tmp_path, Risky(), confirm=lambda *a: asked.append(a) or True)

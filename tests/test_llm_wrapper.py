@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
@@ -192,10 +193,13 @@ def test_retries_stop_at_the_deadline(fake_llm):
     assert len(fake_llm.requests) == 1
 
 
-def test_connection_refused_is_one_clear_line():
-    llm = CustomLLMWrapper(base_url="http://127.0.0.1:9/v1")
+def test_connection_refused_is_one_clear_line_at_once():
+    """A dead endpoint (a model server that died) fails the request now, not at the turn's deadline."""
+    llm = CustomLLMWrapper(base_url="http://127.0.0.1:9/v1", timeout=600)
+    started = time.monotonic()
     with pytest.raises(LLMError, match=r"cannot reach LLM endpoint http://127.0.0.1:9/v1/chat/completions"):
         llm.invoke([HumanMessage("x")])
+    assert time.monotonic() - started < 5
 
 
 def test_non_json_answer(fake_llm):

@@ -4,13 +4,18 @@ outcomes, never times; the turn deadline of a local model is generous)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import requests
+from langchain_core.messages import HumanMessage
 
+from agent.llm_wrapper import CustomLLMWrapper
 from agent.models.embedded.runtime import LocalModelServer, shipped_model_file
 from tests.conftest import clean_env, run_main
 
@@ -100,6 +105,27 @@ def test_two_servers_at_once_do_not_collide():
     assert all(s.process is not None and s.process.poll() is not None for s in servers)
 
 
+def test_the_server_has_its_own_session_and_comes_back_after_it_is_killed():
+    """Ctrl-C goes to the terminal's process group: the server is not in it. Killed anyway, it is
+    reported in one line and started again on its port, where the chat model looks."""
+    said: list[str] = []
+    with LocalModelServer(report=said.append) as server:
+        first, url = server.process, server.base_url
+        assert first is not None and os.getsid(first.pid) == first.pid != os.getsid(0)
+        os.kill(first.pid, signal.SIGKILL)
+        give_up_at = time.monotonic() + 60
+        while server.restarts == 0 and time.monotonic() < give_up_at:
+            time.sleep(0.1)
+        assert said == [
+            "内置模型服务已退出（SIGKILL），正在重启 / "
+            "the embedded model server stopped (SIGKILL); starting it again"
+        ]
+        assert server.base_url == url and server.process is not first
+        reply = CustomLLMWrapper(base_url=url, max_tokens=8).invoke([HumanMessage("Say hi.")])
+        assert reply.text.strip()  # the next turn's request is answered
+    assert server.process.poll() is not None
+
+
 def rows(folder: Path) -> list[tuple]:
     db = folder / "data" / "devices.db"
     if not db.exists():
@@ -127,7 +153,10 @@ def test_no_key_a_write_needs_the_persons_yes(tmp_path):
     done = run_main(
         "-m", "Please add device model CPH2411 to the database", cwd=tmp_path, env=clean_env(), timeout=900
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 1, done.stderr
     assert "refused (needs confirmation; use --yes)" in done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "error: add_device_model was not run: --yes approves writes in -m mode"
+    )
     assert rows(tmp_path) == []
-    assert done.stdout.startswith("add_device_model failed: the person refused to run 'add_device_model'")
+    assert done.stdout == ""

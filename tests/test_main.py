@@ -104,6 +104,10 @@ def test_confirmation_in_one_turn_mode_needs_yes(fake_llm, tmp_path):
         "delete_device_model" in refused.stderr
         and "refused (needs confirmation; use --yes)" in refused.stderr
     )
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.splitlines()[-1] == (
+        "error: delete_device_model was not run: --yes approves writes in -m mode"
+    )
     assert "the person refused" in envelope_of(fake_llm.requests[1]["messages"][-1]["content"])["error"]
     approved = run_main("-m", "delete CPH2223", "--yes", cwd=tmp_path, env=env)
     assert approved.returncode == 0, approved.stderr

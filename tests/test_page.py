@@ -1,7 +1,8 @@
 """The chat page of `main.py serve`, driven in Debian's headless Chromium through Playwright (which is
 pointed at that browser and never downloads one): sign in, the tutorial prompt's tool card and answer, a
 delete's approval (Refuse keeps the row, Approve removes it), model and tool output holding HTML that
-shows as text and runs nothing, two conversations, errors as a line, the keyboard alone, both languages.
+shows as text and runs nothing, two conversations, errors as a line, the keyboard alone, both languages,
+the empty state (what the agent can do, examples, the demo model's notice), the OpenAI face's conversations.
 `PAGE_SCREENSHOTS=dir` keeps the pictures (`make page-screenshots` refreshes the docs')."""
 
 from __future__ import annotations
@@ -390,6 +391,80 @@ def test_screenshots(browser, fresh, tmp_path, locale, width):
     if os.environ.get("PAGE_SCREENSHOTS"):
         shutil.copyfile(path, ROOT / os.environ["PAGE_SCREENSHOTS"] / path.name)
     page.locator(".approval .refuse").click()  # leave the row, and the conversation answered
+    close(page)
+
+
+def test_the_empty_state_says_what_the_agent_can_do_and_an_example_is_sent(browser, fresh):
+    fresh.llm.add(
+        streamed(tool_calls(call(QUERY, {"keyword": "CPH2223"}, "call_e1"))), streamed(text("Not there."))
+    )
+    headers = {"Authorization": f"Bearer {fresh.keys['bob']}"}
+    about = requests.get(f"{fresh.url}/about", headers=headers, timeout=10).json()
+    assert {tool["name"] for tool in about["tools"]} >= {ADD, QUERY, DELETE, "current_time", "calculator"}
+    assert about["notice"] is None  # a configured model, not the demo's
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["bob"])
+    welcome = page.locator(".welcome")
+    expect(welcome.locator(".capabilities li")).to_have_count(len(about["tools"]))
+    expect(welcome.locator(".capabilities")).to_contain_text("List all the models in the database")
+    expect(welcome.locator(".demo-notice")).to_have_count(0)
+    expect(welcome.locator(".example")).to_have_count(3)
+    welcome.locator(".example").nth(1).click()
+    expect(page.locator("#log .entry.person")).to_have_text(["YouIs CPH2223 in the database?"])
+    expect(answers(page).last).to_have_text("AgentNot there.")
+    expect(page.locator(".welcome")).to_have_count(0)
+    asked = [m["content"] for m in fresh.llm.requests[-1]["messages"] if m["role"] == "user"]
+    assert asked == ["Is CPH2223 in the database?"]
+    close(page)
+
+
+def test_a_conversation_of_the_openai_face_is_listed_and_goes_on_in_the_page(browser, fresh):
+    fresh.llm.add(streamed(text("Hello from the API.")), streamed(text("Still the same conversation.")))
+    headers = {"Authorization": f"Bearer {fresh.keys['alice']}"}
+    body = {"messages": [{"role": "user", "content": "hello through the OpenAI face"}]}
+    started = requests.post(f"{fresh.url}/v1/chat/completions", json=body, headers=headers, timeout=60)
+    conversation = started.json()["conversation_id"]
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["alice"])
+    listed = page.locator(".thread", has_text="hello through the OpenAI face")
+    expect(listed).to_have_count(1)
+    listed.click()
+    expect(answers(page)).to_have_text(["AgentHello from the API."])
+    say(page, "and now from the page")
+    expect(answers(page).last).to_have_text("AgentStill the same conversation.")
+    expect(page.locator(".thread", has_text="hello through the OpenAI face")).to_have_count(1)
+    shown = requests.get(f"{fresh.url}/conversations/{conversation}", headers=headers, timeout=10).json()
+    assert [m["role"] for m in shown["messages"]] == ["user", "assistant", "user", "assistant"]
+    close(page)
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedAgent]:
+    """The served agent as a newcomer starts it: no LLM configured, so the embedded demo model answers."""
+    tmp = tmp_path_factory.mktemp("demo-page")
+    with ServedAgent("", tmp, str(tmp / "agent.db")) as agent:
+        yield agent
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_screenshots_of_the_empty_state_with_the_demo_models_notice(browser, demo_site, tmp_path, locale):
+    """The README's pictures of the empty state: what the agent can do, examples, the demo's notice."""
+    zh = locale == "zh-CN"
+    page = open_page(browser, demo_site.url, locale)
+    sign_in(page, demo_site.key(f"newcomer-{locale[:2]}"))
+    notice = page.locator(".welcome .demo-notice")
+    expect(notice).to_contain_text("演示模型 SmolLM2-135M" if zh else "embedded 135M demo model")
+    expect(notice).not_to_contain_text("No LLM configured" if zh else "演示模型")  # one language at a time
+    expect(page.locator(".welcome .example").first).to_have_text(
+        "把机型 CPH2223 添加到数据库" if zh else "Add the model CPH2223 to the database"
+    )
+    expect(page.locator(".welcome .capabilities")).to_contain_text("添加" if zh else "Add")
+    path = tmp_path / f"page-empty-{locale[:2]}.png"
+    page.screenshot(path=path)
+    if os.environ.get("PAGE_SCREENSHOTS"):
+        shutil.copyfile(path, ROOT / os.environ["PAGE_SCREENSHOTS"] / path.name)
+    page.locator("#lang").click()  # the welcome follows the switch
+    expect(notice).to_contain_text("embedded 135M demo model" if zh else "演示模型 SmolLM2-135M")
     close(page)
 
 

@@ -16,15 +16,17 @@ from tests.fake_llm import Reply, call, streamed, text, tool_calls
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 
 
-def spawn(fake_llm, tmp_path, *args: str) -> pexpect.spawn:
+def spawn(fake_llm, tmp_path, *args: str, lang: str = "en_US.UTF-8") -> pexpect.spawn:
     env = clean_env(
         LLM_BASE_URL=fake_llm.url,
         DEVICE_DB=str(tmp_path / "d.db"),
         AUDIT_LOG=str(tmp_path / "data" / "audit.jsonl"),
         TERM="xterm-256color",
-        LANG="en_US.UTF-8",
+        LANG=lang,
         PROMPT_TOOLKIT_NO_CPR="1",
     )
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        env.pop(name, None)
     child = pexpect.spawn(
         sys.executable,
         [str(ROOT / "main.py"), *args],
@@ -119,6 +121,26 @@ def test_ctrl_c_cancels_a_slow_turn_and_the_session_goes_on(fake_llm, tmp_path, 
     last = fake_llm.requests[-1]["messages"]
     assert [m["role"] for m in last] == ["system", "user", "assistant", "tool", "user"]
     assert last[3]["tool_call_id"] == "call_q"
+
+
+def test_a_locale_naming_no_language_lets_the_words_follow_the_person(fake_llm, tmp_path, children):
+    """LANG=C.UTF-8: English until the person writes; then the language of each message they type."""
+    fake_llm.add(
+        text("Hi."),
+        tool_calls(call("delete_device_model", {"model": "CPH2223"}, "call_l")),
+        text("没有删除。"),
+        text("Fine."),
+    )
+    child = spawn(fake_llm, tmp_path, lang="C.UTF-8")
+    children.append(child)
+    type_line(child, "hello")
+    until(child, "You:")
+    type_line(child, "删除机型 CPH2223")
+    until(child, "允许吗? [y/N]")
+    type_line(child, "n")
+    until(child, "你:")
+    type_line(child, "thanks")
+    assert "You:" in until(child, "Fine.") + until(child, "You:")
 
 
 def test_ctrl_c_at_the_prompt_clears_the_line(fake_llm, tmp_path, children):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -84,10 +85,42 @@ class Console(Protocol):
     def end_turn_quietly(self) -> None: ...
 
 
-def language(flag: str | None) -> str:
-    """--lang if given, else LANG: zh for a Chinese locale, en otherwise."""
-    chosen = flag or os.environ.get("LC_ALL") or os.environ.get("LANG") or "zh"
-    return "en" if chosen.lower().startswith("en") else "zh"
+CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+LATIN = re.compile(r"[A-Za-z]")
+
+
+def language(flag: str | None) -> str | None:
+    """--lang if given, else the locale (LC_ALL, LC_MESSAGES, LANG): zh or en; None when it names neither
+    (C, POSIX, C.UTF-8, unset...): then the chat's words follow the language of what the person types."""
+    env = os.environ
+    chosen = (flag or env.get("LC_ALL") or env.get("LC_MESSAGES") or env.get("LANG") or "").lower()
+    if chosen.startswith("zh"):
+        return "zh"
+    return "en" if chosen.startswith("en") else None
+
+
+def language_of(text: str, before: str) -> str:
+    """The language of a message: zh with Chinese characters, en with Latin letters only, else `before`."""
+    if CJK.search(text):
+        return "zh"
+    return "en" if LATIN.search(text) else before
+
+
+class Words:
+    """A terminal's words: in the chosen language, or (`lang` None) in that of the person's last message,
+    English until the first."""
+
+    def __init__(self, lang: str | None) -> None:
+        self.follows_person, self.lang = lang is None, lang or "en"
+        self.words = MESSAGES[self.lang]
+
+    def heard(self, line: str) -> dict[str, str]:
+        """The words after the person typed `line`: in its language when they follow it (a command's does
+        not count)."""
+        if self.follows_person and not line.lstrip().startswith("/"):
+            self.lang = language_of(line, self.lang)
+            self.words = MESSAGES[self.lang]
+        return self.words
 
 
 class PlainConsole:
@@ -99,6 +132,7 @@ class PlainConsole:
 
     def __init__(self, out: Any, yes: bool) -> None:
         self.out, self.yes = out, yes
+        self.refused: list[str] = []  # what was refused for want of --yes (`-m` then fails, saying so)
 
     def elicit(self, server: str, request: Any) -> Answer:
         """A server's question is declined: nobody is here to answer it, and --yes speaks for the person
@@ -119,6 +153,8 @@ class PlainConsole:
             return False
         verdict = "approved by --yes" if self.yes else "refused (needs confirmation; use --yes)"
         self._host_says(what, verdict)
+        if not self.yes:
+            self.refused.append(what)
         return self.yes
 
     def _host_says(self, what: str, verdict: str) -> None:
@@ -149,12 +185,15 @@ class PlainConsole:
 class PlainTerminal(PlainConsole):
     """A terminal without the [chat] extra: plain lines, and the person's own yes or no to each call."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str | None) -> None:
         super().__init__(sys.stdout, yes=False)
-        self.words = MESSAGES[lang]
+        self.language = Words(lang)
+        self.words = self.language.words
 
     def read(self) -> str:
-        return input(f"{self.words['you']}: ")
+        line = input(f"{self.words['you']}: ")
+        self.words = self.language.heard(line)
+        return line
 
     def ask(self, what: str, after_untrusted: bool = False) -> bool:
         if after_untrusted:

@@ -15,7 +15,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from agent.chat.console import MESSAGES
+from agent.chat.console import Words
 from agent.guards import HOST_MARK, safe
 
 if TYPE_CHECKING:
@@ -25,12 +25,14 @@ if TYPE_CHECKING:
 class RichConsole:
     """One interactive terminal session; `turn()` is the context of one agent turn."""
 
-    def __init__(self, lang: str, history_file: Path) -> None:
+    def __init__(self, lang: str | None, history_file: Path) -> None:
+        """`lang` None: the words follow each message the person types (English until the first)."""
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
 
         history_file.parent.mkdir(parents=True, exist_ok=True)
-        self.words = MESSAGES[lang]
+        self.language = Words(lang)
+        self.words = self.language.words
         self.console = RichTerminal(highlight=False)
         self._prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
         self._live: Live | None = None
@@ -40,7 +42,9 @@ class RichConsole:
 
     def read(self) -> str:
         """The next line typed; Ctrl-C clears the line (KeyboardInterrupt), Ctrl-D ends (EOFError)."""
-        return self._prompt.prompt(f"{self.words['you']}: ")
+        line = self._prompt.prompt(f"{self.words['you']}: ")
+        self.words = self.language.heard(line)
+        return line
 
     def say(self, text: str) -> None:
         self.console.print(Text(safe(text)))

@@ -98,11 +98,11 @@ class ConversationStore:
 
     def _find(self, db: Cursor, user: str, where: Where) -> Any:
         key: str | None = where.conversation_id or _keyed_id(user, where.run_key)
-        sql = "id = ?"
-        if where.thread_id is not None:
-            sql, key = "thread_id = ?", where.thread_id
+        sql, keys = "id = ?", [key]
+        if where.thread_id is not None:  # an OpenAI-face conversation's thread is its own id
+            sql, keys = "(thread_id = ? OR (thread_id IS NULL AND id = ?))", [where.thread_id] * 2
         row = db.execute(
-            f"SELECT {COLUMNS}, lease_until FROM conversations WHERE {sql} AND user_id = ?", (key, user)
+            f"SELECT {COLUMNS}, lease_until FROM conversations WHERE {sql} AND user_id = ?", (*keys, user)
         ).fetchone()
         if row is None and where.conversation_id is not None:
             raise NotFound(f"no conversation {where.conversation_id!r} of yours", param="conversation_id")
@@ -144,12 +144,13 @@ class ConversationStore:
         return [(row["run_id"], message) for row, message in zip(rows, messages, strict=True)]
 
     def threads(self, user: str, limit: int = 100) -> list[Any]:
-        """The user's AG-UI threads, the latest first: id, thread id, when updated, state, first message."""
+        """The user's conversations, the latest first: id, thread id (an OpenAI-face conversation's is its
+        id), when updated, state, first message."""
         with self.db.reading() as db:
             return db.execute(
-                "SELECT c.id, c.thread_id, c.updated_at, c.state, (SELECT m.message FROM messages m "
-                "WHERE m.conversation_id = c.id ORDER BY m.seq LIMIT 1) AS first FROM conversations c "
-                "WHERE c.user_id = ? AND c.thread_id IS NOT NULL ORDER BY c.updated_at DESC LIMIT ?",
+                "SELECT c.id, COALESCE(c.thread_id, c.id) AS thread_id, c.updated_at, c.state, (SELECT "
+                "m.message FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq LIMIT 1) AS first "
+                "FROM conversations c WHERE c.user_id = ? ORDER BY c.updated_at DESC LIMIT ?",
                 (user, limit),
             ).fetchall()
 
@@ -158,7 +159,8 @@ class ConversationStore:
         for, unless that has expired."""
         with self.db.reading() as db:
             row = db.execute(
-                "SELECT id, thread_id, state, pending FROM conversations WHERE id = ? AND user_id = ?",
+                "SELECT id, COALESCE(thread_id, id) AS thread_id, state, pending FROM conversations "
+                "WHERE id = ? AND user_id = ?",
                 (conversation_id, user),
             ).fetchone()
         pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None

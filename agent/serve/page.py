@@ -1,11 +1,13 @@
 """The chat page: `GET /` and its files (agent/serve/static/, package data) under a Content-Security-Policy
 that runs only this origin's scripts and no HTML sink, and what the page reads besides the AG-UI stream —
-the signed-in person's conversations (`GET /conversations`) and one of them as the page shows it
+what the agent can do and the model's notice, for its empty state (`GET /about`), the signed-in person's
+conversations (`GET /conversations`, from either face) and one of them as the page shows it
 (`GET /conversations/{id}`; another person's is a 404), behind the same Bearer key."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +22,7 @@ from agent.serve.conversations import ConversationStore
 from agent.serve.errors import NotFound
 from agent.serve.events import CallMade
 from agent.serve.service import service, signed_in
+from agent.tools import FunctionTool
 
 STATIC = Path(__file__).parent / "static"
 TYPES = {
@@ -49,6 +52,8 @@ HEADERS = {
     "Cache-Control": "no-cache",
 }
 TITLE_CHARS = 80
+LANGUAGES = ("zh", "en")
+CJK = re.compile(r"[\u3400-\u9fff]")
 router = APIRouter()
 
 
@@ -69,9 +74,49 @@ def _file(name: str) -> FileResponse:
     return FileResponse(path, media_type=TYPES[path.suffix], headers=HEADERS)
 
 
+@router.get("/about")
+async def about(request: Request, user: Annotated[str, Depends(signed_in)]) -> dict[str, Any]:
+    """For the page's empty state: a line per tool in each language, and the model's notice (set when
+    no LLM is configured and the embedded demo model answers), each in each language."""
+    host = service(request).host
+    tools = [tool for tool in host.registry.tools() if tool.name != "search_tools"]
+    notice = host.model.notice if host.model else ""
+    return {
+        "tools": [{"name": t.name, "summary": {lang: summary(t, lang) for lang in LANGUAGES}} for t in tools],
+        "notice": {lang: in_language(notice, lang) for lang in LANGUAGES} if notice else None,
+    }
+
+
+def summary(tool: FunctionTool, lang: str) -> str:
+    """What the tool does, for a person: its `summary` in `lang` when it declares one, else the first
+    sentence in `lang` of its (model-facing) description, without the examples."""
+    declared = getattr(tool, "summary", None)
+    if isinstance(declared, dict) and declared.get(lang):
+        return safe(declared[lang])
+    return first_sentence(tool.description, lang)
+
+
+def first_sentence(description: str, lang: str) -> str:
+    """The description's first sentence in `lang` (a bilingual one has its English after its Chinese),
+    without its examples; the other language's when it has none in `lang`."""
+    chinese = re.split(r"[。；]|[，,]?\s*例如", description, maxsplit=1)[0] if CJK.match(description) else ""
+    english = re.search(
+        r"(?:^|(?<=[。”！？.]))\s*([A-Z][^\u3400-\u9fff]*?)(?:,? e\.g\.|\.(?:\s|$)|$)", description
+    )
+    chosen = chinese if lang == "zh" else (english.group(1) if english else "")
+    return safe((chosen or chinese or (english.group(1) if english else description)).strip())
+
+
+def in_language(notice: str, lang: str) -> str:
+    """The lines of a notice written in `lang` (a notice is told in both, a line each), else all of it."""
+    lines = [line for line in notice.splitlines() if bool(CJK.search(line)) == (lang == "zh")]
+    return safe("\n".join(lines) if lines and len(lines) < len(notice.splitlines()) else notice)
+
+
 @router.get("/conversations")
 async def conversations(request: Request, user: Annotated[str, Depends(signed_in)]) -> dict[str, Any]:
-    """The person's AG-UI threads (the page's and any AG-UI client's), the latest first."""
+    """The person's conversations, the latest first: AG-UI threads (the page's and any AG-UI client's) and
+    those of the OpenAI face (their thread id is their conversation id, so the page can go on with them)."""
     rows = await run_in_threadpool(_store(request).threads, user)
     listed = [
         {

@@ -3,6 +3,7 @@
 import { ApiError, CutOff, Unreachable, getJson, newId, runAgent } from "./api.js";
 import { language, setLanguage, t, translate } from "./i18n.js";
 import { answer, askApproval, dropApprovals, said, showArguments, showNotRun, showResult, toolCard } from "./log.js";
+import { dropWelcome, showWelcome, welcomeShown } from "./welcome.js";
 
 const $ = (id) => document.getElementById(id);
 const KEY = "agent-key";
@@ -11,6 +12,7 @@ const page = {
   threadId: null,
   conversationId: null,
   cards: new Map(),
+  about: null, // what the agent can do, and the model's notice (GET /about): the empty state's
   running: false, // a run is streaming: nothing else starts until it ends
   opening: 0, // which conversation load is the latest (an older one that answers late is dropped)
 };
@@ -52,6 +54,7 @@ async function signIn(key) {
     setSignedIn(true);
     $("who").textContent = listing.user;
     showThreads(listing.conversations);
+    page.about = await getJson("/about", key);
     startNew();
   } catch (error) {
     report(error);
@@ -102,7 +105,10 @@ function startNew() {
   page.threadId = newId("page");
   page.conversationId = null;
   page.cards.clear();
-  $("log").replaceChildren();
+  showWelcome($("log"), page.about, (text) => {
+    $("message").value = text;
+    send();
+  });
   for (const button of document.querySelectorAll(".thread")) button.removeAttribute("aria-current");
   closeMenu();
   $("message").focus();
@@ -117,6 +123,7 @@ async function openConversation(id) {
     startNew();
     page.threadId = conversation.threadId;
     page.conversationId = conversation.id;
+    if (conversation.messages.length) dropWelcome($("log"));
     for (const message of conversation.messages) drawStored(message);
     const pending = conversation.pending;
     if (pending && page.cards.has(pending.tool_call_id)) {
@@ -234,6 +241,7 @@ function send() {
   if (!text || page.running) return;
   $("message").value = "";
   dropApprovals($("log")); // a new message answers an open question with no: the server cancels that call
+  dropWelcome($("log"));
   said($("log"), text);
   go({ messages: [{ id: newId("msg"), role: "user", content: text }] });
 }
@@ -263,6 +271,7 @@ $("signout").addEventListener("click", () => {
 $("lang").addEventListener("click", () => {
   setLanguage(language() === "zh" ? "en" : "zh");
   showLanguage();
+  if (welcomeShown($("log"))) startNew();
   if (page.key) refreshThreads();
 });
 $("new").addEventListener("click", startNew);

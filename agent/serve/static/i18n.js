@@ -40,6 +40,11 @@ const WORDS = {
     errCutOff: "连接中断了，回答不完整。",
     errServer: "服务器返回 {status}：{message}",
     errRun: "这一轮失败了（{code}）：{message}",
+    canDo: "我可以：",
+    tryThese: "试试这些：",
+    example1: "把机型 CPH2223 添加到数据库",
+    example2: "数据库里有 CPH2223 吗？",
+    example3: "现在几点了？",
   },
   en: {
     title: "Tool Use Agent",
@@ -80,6 +85,11 @@ const WORDS = {
     errCutOff: "The connection broke off; the answer is incomplete.",
     errServer: "The server answered {status}: {message}",
     errRun: "This turn failed ({code}): {message}",
+    canDo: "I can:",
+    tryThese: "Try one of these:",
+    example1: "Add the model CPH2223 to the database",
+    example2: "Is CPH2223 in the database?",
+    example3: "What time is it?",
   },
 };
 const CHOICE = "agent-page-language";
