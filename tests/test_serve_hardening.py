@@ -64,3 +64,29 @@ def test_a_tool_call_id_that_is_no_string_is_a_400(agent):
     body = {"model": "m", "messages": messages}
     bad = requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
     assert bad.status_code == 400 and "id is not a string" in bad.json()["error"]["message"]
+
+
+def test_a_key_issued_again_for_a_revoked_name_does_not_inherit_its_conversations_unless_told(agent):
+    from tests.conftest import run_main
+    from tests.fake_llm import text
+
+    def turn(key: str, conversation: str | None = None) -> requests.Response:
+        agent.llm.add(text("Hello."))
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        body |= {"conversation_id": conversation} if conversation else {}
+        headers = {"Authorization": f"Bearer {key}"}
+        return requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
+
+    def reissue(*options: str) -> str:
+        assert run_main("keys", "revoke", "dave", env=agent.env, cwd=agent.cwd).returncode == 0
+        done = run_main("keys", "add", "dave", *options, env=agent.env, cwd=agent.cwd)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()[-1]
+
+    old = turn(agent.key("dave")).json()["conversation_id"]
+    second = reissue()
+    assert turn(second, old).status_code == 404  # the revoked key's conversation is not the new key's
+    kept = turn(second).json()["conversation_id"]
+    third = reissue("--keep-conversations")
+    assert turn(third, kept).status_code == 200  # the operator said so: it continues
+    assert turn(third, old).status_code == 404
