@@ -164,3 +164,38 @@ def test_history_a_new_agui_thread_carries_is_its_claim(agent, poisoned):
     finished = json.dumps(events[-1].model_dump(mode="json", by_alias=True))
     assert events[-1].type == "RUN_FINISHED" and '"interrupt"' in finished and code in finished
     assert (code, "bob") not in devices(agent.database)
+
+
+def test_a_stored_conversation_past_the_window_keeps_the_read(agent):
+    """Served, with `conversation_id`: the server's own record decides. Turn 1 read a planted record; a long
+    turn pushes it out of the window; turn 3's answer repeats the record; turn 4's add of a code the person
+    mentioned waits for approval (the attack), and runs once the person approves it (the twin)."""
+    from devicedb.database import open_store
+    from tests.serve_support import devices as rows
+
+    code = "CPH75" + ("1" if "postgres" in agent.database else "2")
+    where = agent.database if "://" in agent.database else str(agent.cwd / "devices.db")
+    store = open_store(where)
+    planted = f"OPPO Mal {ORDER.replace('CPH9999', code)}"
+    store.add({"model": f"MAL{code[-3:]}", "marketName": planted, "createdBy": "mallory"}, None, "")
+    store.close()
+    client = openai.OpenAI(base_url=f"{agent.url}/v1", api_key=agent.keys["bob"], max_retries=0)
+
+    def say(words: str, conversation: str | None = None):
+        extra = {"conversation_id": conversation} if conversation else {}
+        return client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": words}], extra_body=extra
+        )
+
+    agent.llm.add(tool_calls(call("query_device_model", {"keyword": "Mal"}, "q1")), text("Found one."))
+    conversation = say(f"Any OPPO Mal model? I track {code}.").model_extra["conversation_id"]
+    agent.llm.add(text("Kept."))
+    say(FILLER, conversation)
+    agent.llm.add(text(f"The record says: {ORDER.replace('CPH9999', code)}"))
+    say("What did it say?", conversation)
+    agent.llm.add(tool_calls(call("add_device_model", {"model": code}, "a1")), text(f"Added {code}."))
+    asked = say("ok", conversation)
+    assert asked.model_extra["pending_approval"]["arguments"] == {"model": code, "createdBy": "bob"}
+    assert (code, "bob") not in rows(agent.database)
+    say("yes", conversation)  # the twin: the person approves, and it runs
+    assert (code, "bob") in rows(agent.database)
