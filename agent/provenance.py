@@ -6,7 +6,8 @@ tool's own normalization, it equals a whole word or run of words the person type
 never text a command appended, a resource, a prompt template or a tool's output). Provenance: a write,
 or a call that sends its arguments out, runs freely only when the model decided it from the person's
 words; once it has read untrusted text, a value found only there cannot be an argument, and the call
-waits for the person's approval.
+waits for the person's approval. What was read is a fact of the whole conversation, not of the window the
+model sees now. Both rules are linear in the text they search.
 """
 
 from __future__ import annotations
