@@ -94,6 +94,7 @@ $(PEERS)/.installed: benchmarks/peers-requirements.txt
 bench: install postgres $(PEERS)/.installed
 	$(PY) -m benchmarks.bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.devicedb_bench
+	$(PY) -m benchmarks.rules_bench
 	$(PY) -m benchmarks.serve_bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.local_model_bench
 	$(PY) -m benchmarks.first_prompt

@@ -25,6 +25,7 @@ from agent.config import Settings, installed, missing_extra
 from agent.guards import safe
 from agent.host import Front, build_host
 from agent.llm.transport import bypass_proxy_for_loopback
+from agent.provenance import from_untrusted
 from agent.tools import FunctionTool
 from agent.types import AgentError, ConfigError
 from tools import default_tools
@@ -50,7 +51,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace) -> Session:
     ui = make_console(args, settings)
     front = Front(
-        confirm=lambda name, arguments, ctx: ui.ask(f"{name}({_json(arguments)})", ctx.untrusted != ()),
+        confirm=lambda name, arguments, ctx: ui.ask(
+            f"{name}({_json(arguments)})", from_untrusted(arguments, ctx)
+        ),
         elicit=ui.elicit,  # questions of MCP servers
         open_url=ui.open_url,  # their sign-in pages
     )

@@ -132,7 +132,7 @@ class ChatAgent:
 
     def _read_before_last_reply(self) -> tuple[str, ...]:
         """The untrusted text the model had read when it made its last reply (provenance of its calls)."""
-        messages = self.memory.messages()
+        messages = self.memory.history()
         replies = [i for i, m in enumerate(messages) if isinstance(m, AIMessage)]
         definitions = self._untrusted_definitions(self.registry.langchain_tools())
         return untrusted_texts(messages[: replies[-1]] if replies else messages, definitions)
@@ -175,7 +175,7 @@ class ChatAgent:
         tools = guard.offered(self.registry.langchain_tools())
         if self.policy.selector:
             tools = self.policy.selector.select(tools, this_turn(self.memory.history()))
-        read = untrusted_texts(self.memory.messages(), self._untrusted_definitions(tools))
+        read = untrusted_texts(self.memory.history(), self._untrusted_definitions(tools))  # all it ever read
         try:
             reply = self._request(tools, tool_choice, guard.seconds_left())
         except LLMError:

@@ -20,6 +20,7 @@ _KEY_VALUE = (
     r"((?:api[_-]?key|token|secret|password|authorization)[\"']?\s*[:=]\s*[\"']?)(?:(?:Bearer|Basic)\s+)?"
 )
 _SECRET_TEXT = [  # (pattern, replacement), in this order
+    (re.compile(r"(?<=//)[^/\s@?#]*@"), ""),  # a URL's userinfo (//user:pass@host, //token@host): dropped
     (re.compile(_KEY_VALUE + r"[^\s\"',;&]+", re.IGNORECASE), r"\1" + REDACTED),
     (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED),
     (re.compile(r"\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][A-Za-z0-9_-]{8,}"), REDACTED),
@@ -27,7 +28,8 @@ _SECRET_TEXT = [  # (pattern, replacement), in this order
 
 
 def redact_text(text: str) -> str:
-    """Hide things that look like credentials: bearer tokens, `sk-...` keys, `password=...` pairs."""
+    """Hide things that look like credentials: a URL's user and password, bearer tokens, `sk-...` keys,
+    `password=...` pairs."""
     for pattern, replacement in _SECRET_TEXT:
         text = pattern.sub(replacement, text)
     return text
@@ -42,6 +44,26 @@ def redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     return value
+
+
+_HOST = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://)?(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b(?::\d+)?(?:/\S*)?")
+
+
+def upstream_reason(body: str, most: int = 120) -> str:
+    """What an upstream's error body may tell a client: the `message` (or `error`) of a JSON body, one
+    line, short, without credentials, URLs or host names; nothing of another body (a proxy's HTML page)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    said = (
+        (data.get("error") or data.get("detail") or data.get("message")) if isinstance(data, dict) else None
+    )
+    if isinstance(said, dict):
+        said = said.get("message")
+    if not isinstance(said, str) or not said.strip():
+        return ""
+    return _HOST.sub("<host>", redact_text(said).strip().splitlines()[0])[:most]
 
 
 Context = Callable[[Mapping[str, Any]], dict[str, Any]]  # a line's fields -> fields to add to it

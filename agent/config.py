@@ -31,6 +31,10 @@ class Settings(BaseSettings):
     add_model_url: str | None = Field(None, validation_alias="ADD_MODEL_URL")
     """Full URL of `POST .../api/models`; unset = the embedded device service."""
 
+    device_token: str | None = Field(None, validation_alias="DEVICE_TOKEN")
+    """The service token of the device service at ADD_MODEL_URL, which its writes need (the embedded
+    service gets a token of its own)."""
+
     database_url: str | None = Field(None, validation_alias="DATABASE_URL")
     """`postgresql://...`: the embedded device service stores in Postgres instead of DEVICE_DB."""
 
@@ -71,6 +75,12 @@ class Settings(BaseSettings):
 
     serve_runs_per_user: int = Field(4, ge=1, validation_alias="SERVE_RUNS_PER_USER")
     """Turns of one user that may run at once, across all workers (more: 429 with Retry-After)."""
+
+    serve_max_connections: int = Field(256, ge=1, validation_alias="SERVE_MAX_CONNECTIONS")
+    """Connections one worker holds at once (more: 503)."""
+
+    serve_allowed_hosts: str = Field("", validation_alias="SERVE_ALLOWED_HOSTS")
+    """Host names a request may name, comma-separated (another: 400); empty: any."""
 
 
 DEFAULT_PERMISSIONS = frozenset({"add_model", "delete_model"})

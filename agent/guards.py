@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -63,7 +64,18 @@ def inject_identity(
     return {**args, **{name: getattr(ctx, field) for name, field in injected.items()}}, attempted
 
 
-PATTERN_SECONDS = 0.05  # what checking one value against one schema pattern may take
+PATTERN_SECONDS = 0.05  # what checking one call's arguments against their schema's patterns may take
+_budget = threading.local()  # the pattern time left to the call being checked, in this thread
+
+
+def first_error(validator: Any, args: dict[str, Any]) -> ValidationError | None:
+    """The first way `args` break their schema, or None: checking stops there, and all the patterns of
+    one call share one time budget (200 items cost what one does)."""
+    _budget.until = time.monotonic() + PATTERN_SECONDS
+    try:
+        return next(iter(validator.iter_errors(args)), None)
+    finally:
+        del _budget.until
 
 
 def _pattern(
@@ -73,8 +85,11 @@ def _pattern(
     MCP server's schema, say) refuses the value instead of hanging the host."""
     if not validator.is_type(instance, "string"):
         return
+    left = getattr(_budget, "until", time.monotonic() + PATTERN_SECONDS) - time.monotonic()
     try:
-        found = regex.search(pattern, instance, timeout=PATTERN_SECONDS)
+        if left <= 0:
+            raise TimeoutError
+        found = regex.search(pattern, instance, timeout=left)
     except TimeoutError:
         yield ValidationError(f"{instance[:40]!r} could not be checked against {pattern[:60]!r} in time")
         return

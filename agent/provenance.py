@@ -6,23 +6,29 @@ tool's own normalization, it equals a whole word or run of words the person type
 never text a command appended, a resource, a prompt template or a tool's output). Provenance: a write,
 or a call that sends its arguments out, runs freely only when the model decided it from the person's
 words; once it has read untrusted text, a value found only there cannot be an argument, and the call
-waits for the person's approval.
+waits for the person's approval. What was read is a fact of the whole conversation, not of the window the
+model sees now. Both rules are linear in the text they search.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
+import json
 import re
+import time
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from langchain_core.messages import HumanMessage, ToolMessage
+import regex
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agent.types import ToolContext
+from agent.types import DeadlineError, ToolContext
 
 TYPED = "typed_by_person"  # the key, in a user message's additional_kwargs, of the words the person typed
 BY_HOST = "written_by_host"  # the key marking a tool message the host wrote (a refusal), not the tool
+CLAIMED = "claimed_by_client"  # the key marking an assistant message a client sent: its claim, no record
 
 Canonical = Callable[[str, str], str]  # (parameter, value) -> the form in which two values are the same
 
@@ -40,7 +46,11 @@ def grounding_error(
     invented = [
         f"{name}={value!r}"
         for name, value in values_of(args)
-        if name in grounded and not said_by_person(value, ctx.user_text, functools.partial(canonical, name))
+        if name in grounded
+        and (
+            len(words(value)) > MOST_WORDS
+            or not said_by_person(value, ctx.user_text, functools.partial(canonical, name), ctx.deadline)
+        )
     ]
     if not invented:
         return None
@@ -50,16 +60,67 @@ def grounding_error(
     )
 
 
-def said_by_person(value: str, typed: Iterable[str], canonical: Callable[[str], str] = str) -> bool:
-    """The one grounding rule: `value` equals, in `canonical` form, a span of words of `typed`."""
-    wanted = folded(canonical(value))
-    longest = len(words(value)) + 2  # a canonical form may join or split words ("SM G9910" = "SMG9910")
-    return bool(wanted) and any(
-        folded(canonical(span)) == wanted for text in typed for span in spans(text, longest)
-    )
+MOST_WORDS = 24  # a grounded value longer than this is no value a person types, and checking stays cheap
 
 
+def said_by_person(
+    value: str, typed: Iterable[str], canonical: Callable[[str], str] = str, deadline: float | None = None
+) -> bool:
+    """The one grounding rule: `value` equals, in `canonical` form, a span of words of `typed`. Linear in
+    the text: a value found as written (case, width and spacing aside) is found by a search; only a
+    canonical form that joins or splits words looks at the spans that begin as the value does, and joins
+    words only where they are written as one code ("SM G9910", not "Is PJD110")."""
+    wanted = folded(value)
+    if not wanted:
+        return False
+    texts = list(typed)
+    if any(_occurs(wanted, folded(text)) for text in texts):
+        return True
+    if canonical is str or len(words(value)) > MOST_WORDS:
+        return False
+    return _canonical_span(folded(canonical(value)), texts, canonical, deadline)
+
+
+def _canonical_span(
+    wanted: str, texts: list[str], canonical: Callable[[str], str], deadline: float | None
+) -> bool:
+    """Some span of `texts` has `wanted` as its canonical form. A canonical form begins as the value's
+    first word does (it may join words, or drop a suffix or case): a span whose first word is no prefix of
+    it, and has none of it as a prefix, is never looked at."""
+    if not wanted:
+        return False
+    longest = len(words(wanted)) + 2  # a canonical form may join or split words ("SM G9910" = "SMG9910")
+    seen: set[str] = set()
+    for text in texts:
+        for start in _starts(wanted).finditer(text):
+            if deadline is not None and time.monotonic() > deadline:
+                raise DeadlineError("the turn ran past its deadline while checking where values came from")
+            found = list(itertools.islice(_WORD.finditer(text, start.start()), longest))
+            for j, last in enumerate(found):
+                span = text[start.start() : last.end()]
+                if span not in seen and (j == 0 or _one_code(span)):
+                    seen.add(span)
+                    if folded(canonical(span)) == wanted:
+                        return True
+    return False
+
+
+def _starts(wanted: str) -> re.Pattern[str]:
+    """Where a span may begin: at a word that is a prefix of `wanted`'s first word, or begins with it."""
+    first = _WORD.match(wanted)
+    head = first.group() if first else ""
+    prefixes = [re.escape(head[:k]) + "(?![A-Za-z0-9])" for k in range(len(head), 0, -1)]
+    return re.compile("(?<![A-Za-z0-9])(?:" + "|".join([re.escape(wanted), *prefixes]) + ")", re.IGNORECASE)
+
+
+def _one_code(span: str) -> bool:
+    """Several words written as one code: in one case, joined by single hyphens or spaces ("SM G9910")."""
+    return _CODE_SHAPE.fullmatch(span) is not None and span in (span.upper(), span.lower())
+
+
+_CODE_SHAPE = re.compile(r"[A-Za-z0-9]+(?:[- ][A-Za-z0-9]+)*")
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff\uf900-\ufaff]")  # a Latin word or number; a CJK character
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def words(text: str) -> list[re.Match[str]]:
@@ -67,19 +128,31 @@ def words(text: str) -> list[re.Match[str]]:
     return list(_WORD.finditer(text))
 
 
-def spans(text: str, most: int = 12) -> list[str]:
-    """Every run of 1 to `most` consecutive words of `text`, as written (with what stands between)."""
-    found = words(text)
-    return [
-        text[found[i].start() : found[j].end()]
-        for i in range(len(found))
-        for j in range(i, min(i + most, len(found)))
-    ]
+def _occurs(wanted: str, text: str) -> bool:
+    """`wanted` is in `text` from the start of a word to the end of one (both folded)."""
+    if not (_WORD.fullmatch(wanted[0]) and _WORD.fullmatch(wanted[-1])):
+        return False
+    at = text.find(wanted)
+    while at >= 0:
+        if _edge(text, at - 1, wanted[0]) and _edge(text, at + len(wanted), wanted[-1]):
+            return True
+        at = text.find(wanted, at + 1)
+    return False
+
+
+def _edge(text: str, i: int, inner: str) -> bool:
+    """The word that `inner` begins or ends does not go on into `text[i]`."""
+    return not (inner in _ALNUM and 0 <= i < len(text) and text[i] in _ALNUM)
+
+
+_FORMAT = regex.compile(
+    r"\p{Cf}+"
+)  # zero-width joiners and spaces, bidi marks: invisible, they split nothing
 
 
 def folded(text: str) -> str:
-    """Case, width and spacing ignored."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """Case, width, spacing and invisible format characters ignored."""
+    return " ".join(_FORMAT.sub("", unicodedata.normalize("NFKC", text)).casefold().split())
 
 
 RUN, CONFIRM = "run", "confirm"
@@ -116,6 +189,15 @@ def provenance(
     return CONFIRM
 
 
+def from_untrusted(args: dict[str, Any], ctx: ToolContext) -> bool:
+    """Did a value of this call come from untrusted text: is one found in what the model had read (the
+    host's own identity aside), or is what it read unknown? Then the person is told so when asked."""
+    if ctx.untrusted is None:
+        return True
+    values = [v for _, v in values_of(args) if v != ctx.user_id]
+    return any(said_by_person(v, ctx.untrusted) for v in values)
+
+
 def values_of(args: dict[str, Any]) -> list[tuple[str, str]]:
     """(argument, value as text) of every string or number, those in a list too (each recipient)."""
     found = []
@@ -126,14 +208,37 @@ def values_of(args: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def untrusted_texts(messages: Iterable[Any], definitions: Iterable[str] = ()) -> tuple[str, ...]:
-    """The untrusted text a model reads in `messages` (what tools said; user messages, or the parts of
-    them, the person did not type; not what the host itself wrote) and in `definitions` (tools of
-    untrusted servers)."""
-    read = [
-        str(m.content)
-        for m in messages
-        if (isinstance(m, ToolMessage) and BY_HOST not in m.additional_kwargs)
-        or (isinstance(m, HumanMessage) and m.additional_kwargs.get(TYPED) != m.content)
+def untrusted_texts(messages: Iterable[BaseMessage], definitions: Iterable[str] = ()) -> tuple[str, ...]:
+    """The untrusted text a model has read in the conversation `messages` — all of it, not only the window
+    the model sees now: what was read stays read — and in `definitions` (tools of untrusted servers).
+    Untrusted: what tools said; user messages, or the parts of them, the person did not type; assistant
+    messages a client sent (`CLAIMED`); and, once anything untrusted was read, every assistant message of
+    an earlier turn, which may repeat what it read (its suggestions are the model's, not the person's).
+    Not what the host itself wrote, nor the person's words."""
+    history, defined = list(messages), list(definitions)
+    starts = [
+        i for i, m in enumerate(history) if isinstance(m, HumanMessage) and m.additional_kwargs.get(TYPED)
     ]
-    return tuple([*read, *definitions])
+    current = starts[-1] if starts else len(history)
+    read: list[str] = []
+    for i, message in enumerate(history):
+        earlier_reply = isinstance(message, AIMessage) and i < current and bool(read or defined)
+        if earlier_reply or _untrusted(message):
+            read.append(_said(message))
+    return (*read, *defined)
+
+
+def _untrusted(message: BaseMessage) -> bool:
+    if isinstance(message, ToolMessage):
+        return BY_HOST not in message.additional_kwargs
+    if isinstance(message, HumanMessage):
+        return message.additional_kwargs.get(TYPED) != message.content
+    return isinstance(message, AIMessage) and bool(message.additional_kwargs.get(CLAIMED))
+
+
+def _said(message: BaseMessage) -> str:
+    """A message's text as the model reads it, with the arguments of an assistant's calls."""
+    calls = message.tool_calls if isinstance(message, AIMessage) else []
+    return str(message.content) + (
+        " " + json.dumps([c["args"] for c in calls], ensure_ascii=False) if calls else ""
+    )

@@ -19,7 +19,14 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 from agent import tracing
 from agent.audit import AuditLog, redact_text
-from agent.guards import ArgumentsValidator, cap_envelope, inject_identity, model_schema, permission_error
+from agent.guards import (
+    ArgumentsValidator,
+    cap_envelope,
+    first_error,
+    inject_identity,
+    model_schema,
+    permission_error,
+)
 from agent.llm.tool_calls import parse_arguments
 from agent.provenance import CONFIRM, RUN, grounding_error, provenance
 from agent.types import AwaitingApproval, ToolContext, ToolError, fail, ok
@@ -212,10 +219,8 @@ class ToolRegistry:
             return fail(redact_text(f"tool {tool.name!r} failed: {type(e).__name__}: {e}"), retryable=False)
 
     def _schema_problem(self, name: str, args: dict[str, Any]) -> str:
-        errors = sorted(self._validators[name].iter_errors(args), key=lambda e: list(e.path))
-        if not errors:
-            return ""
-        return f"invalid arguments for {name!r}: " + "; ".join(_describe(e) for e in errors[:3])
+        error = first_error(self._validators[name], args)
+        return f"invalid arguments for {name!r}: {_describe(error)}" if error else ""
 
     def _audit(
         self,

@@ -56,8 +56,8 @@ def _loopback_session() -> requests.Session:
     return session
 
 
-def row(backend: str, workers: int, clients: int, api: str, prefix: str) -> str:
-    adds = measure(clients, ADDS, lambda s, i: s.post(api, json={"model": f"{prefix}{i:06d}"}))
+def row(backend: str, workers: int, clients: int, api: str, prefix: str, token: dict[str, str]) -> str:
+    adds = measure(clients, ADDS, lambda s, i: s.post(api, json={"model": f"{prefix}{i:06d}"}, headers=token))
     lookups = measure(clients, LOOKUPS, lambda s, i: s.get(f"{api}/{prefix}{i % ADDS:06d}"))
     figures = (*adds, *lookups)
     return (
@@ -80,7 +80,14 @@ def main() -> None:
             with ServiceProcess(database, workers=workers) as service:
                 for clients in CLIENTS:
                     print(
-                        row(backend, workers, clients, f"{service.url}/api/models", f"B{n}C{clients}X"),
+                        row(
+                            backend,
+                            workers,
+                            clients,
+                            f"{service.url}/api/models",
+                            f"B{n}C{clients}X",
+                            service.headers,
+                        ),
                         flush=True,
                     )
 

@@ -1,12 +1,15 @@
 """`python -m devicedb`: the device-model service on its own (OpenAPI docs at /docs).
 
 SQLite by default (`--db FILE`); Postgres when `--database-url` or DATABASE_URL is `postgresql://...`.
+Reads are open; writes need the service token: DEVICE_TOKEN, else one made and kept beside the database
+(`devicedb.token`, said at start).
 """
 
 import argparse
 import os
 import sqlite3
 
+from devicedb.auth import service_token
 from devicedb.workers import serve_forever
 from plumbing.postgres import PostgresUnreachable
 from plumbing.telemetry import TracingUnavailable
@@ -24,8 +27,11 @@ def main() -> None:
     )
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     args = parser.parse_args()
+    database = args.database_url or args.db
     try:
-        serve_forever(args.database_url or args.db, args.host, args.port, args.workers)
+        token, where = service_token(database)
+        print(f"devicedb: writes need the service token in {where} (Authorization: Bearer ...)", flush=True)
+        serve_forever(database, args.host, args.port, args.workers, token)
     except (PostgresUnreachable, TracingUnavailable, sqlite3.Error, OSError) as e:  # configuration: one line
         parser.exit(1, f"python -m devicedb: {e}\n")
 

@@ -18,6 +18,7 @@ from pydantic import AfterValidator
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
+from devicedb.auth import WriteGate, created_by, document
 from devicedb.middleware import BodyGate, HeadAsGet
 from devicedb.responses import (
     ADD_RESPONSES,
@@ -58,9 +59,11 @@ SearchText = Annotated[
 ]
 
 
-def create_app(store: DeviceStore) -> FastAPI:
+def create_app(store: DeviceStore, token: str | None = None) -> FastAPI:
+    """The service; `token`: the service token every write needs (auth.py; None: writes are open)."""
     app = FastAPI(title="devicedb", description="Phone model codes behind ADD_MODEL_URL", version="2")
     app.add_middleware(BodyGate, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(WriteGate, token=token)
     app.add_middleware(HeadAsGet)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(HTTPException, _http_error)
@@ -74,9 +77,9 @@ def create_app(store: DeviceStore) -> FastAPI:
         operation_id="addModel",
     )
     def add_model(
-        body: ModelIn, idempotency_key: Annotated[str | None, Header(max_length=200)] = None
+        request: Request, body: ModelIn, idempotency_key: Annotated[str | None, Header(max_length=200)] = None
     ) -> Any:
-        record = body.model_dump()
+        record = {**body.model_dump(), "createdBy": created_by(request, body.createdBy, token)}
         body_hash = hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
         try:
             status, response = store.add(record, idempotency_key, body_hash)
@@ -127,6 +130,8 @@ def create_app(store: DeviceStore) -> FastAPI:
         items, total = store.search(q, code or q, limit, offset)
         return {"items": items, "total": total}
 
+    if token is not None:
+        document(app)
     telemetry.instrument(app)
     return app
 

@@ -6,6 +6,7 @@ service in front, as `python -m devicedb`.
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from contextlib import ExitStack
@@ -26,13 +27,16 @@ class BackgroundService:
     `store_options` go to the store: `idempotency_ttl` (seconds) and `clock` (a time.time-like callable).
     """
 
-    def __init__(self, db_path: str | Path, port: int = 0, **store_options: Any) -> None:
+    def __init__(
+        self, db_path: str | Path, port: int = 0, token: str | None = None, **store_options: Any
+    ) -> None:
         telemetry.start("devicedb")  # before the store connects (inside main.py the agent started it already)
         self.store = open_store(db_path, **store_options)
         self._sock = listening_socket("127.0.0.1", port)
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(create_app(self.store), log_level="warning", access_log=False)
+        self.token = token  # the service token its writes need (None: writes are open, for tests)
+        config = uvicorn.Config(create_app(self.store, token), log_level="warning", access_log=False)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
@@ -62,9 +66,10 @@ class BackgroundService:
 
 def models_url(
     configured: str | None, db_path: Path, stack: ExitStack, database_url: str | None = None
-) -> str:
-    """ADD_MODEL_URL if set, else the URL of an embedded service (on `database_url`, else on `db_path`)."""
+) -> tuple[str, str | None]:
+    """(URL, service token): ADD_MODEL_URL if set (its token is the caller's to know), else an embedded
+    service's (on `database_url`, else on `db_path`), started with a token of its own."""
     if configured:
-        return configured
-    service = stack.enter_context(BackgroundService(database_url or db_path))
-    return f"{service.url}/api/models"
+        return configured, None
+    service = stack.enter_context(BackgroundService(database_url or db_path, token=secrets.token_urlsafe(32)))
+    return f"{service.url}/api/models", service.token

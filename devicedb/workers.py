@@ -9,6 +9,8 @@ tests and the benchmark.
 from __future__ import annotations
 
 import http.client
+import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -26,20 +28,23 @@ from plumbing.sockets import free_port, listening_socket
 from plumbing.supervision import exit_on_sigterm, supervise
 
 
-def serve_forever(database: str | Path, host: str, port: int, workers: int = 1) -> None:
+def serve_forever(
+    database: str | Path, host: str, port: int, workers: int = 1, token: str | None = None
+) -> None:
+    """Serve until stopped; `token`: the service token writes need (auth.py)."""
     telemetry.start("devicedb")
     open_store(database).close()  # migrate once, and report a bad database here rather than in each worker
     sock = listening_socket(host, port)
     if workers == 1:
-        return run_worker(sock, str(database))
-    return supervise(run_worker, (sock, str(database)), workers)
+        return run_worker(sock, str(database), token)
+    return supervise(run_worker, (sock, str(database), token), workers)
 
 
-def run_worker(sock: socket.socket, database: str) -> None:
+def run_worker(sock: socket.socket, database: str, token: str | None = None) -> None:
     """One worker: uvicorn serving the app, with its own store, on the shared listening socket."""
     telemetry.start("devicedb")  # a spawned worker exports its own spans
     exit_on_sigterm()
-    config = uvicorn.Config(create_app(open_store(database)), log_level="info")
+    config = uvicorn.Config(create_app(open_store(database), token), log_level="info")
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -48,6 +53,8 @@ class ServiceProcess:
 
     def __init__(self, database: str | Path, workers: int = 1) -> None:
         self.port = free_port()
+        self.token = secrets.token_urlsafe(32)  # its writes need it: `headers`
+        self.headers = {"Authorization": f"Bearer {self.token}"}
         self.url = f"http://127.0.0.1:{self.port}"
         where = ["--database-url", str(database)] if "://" in str(database) else ["--db", str(database)]
         self.command = [sys.executable, "-m", "devicedb", "--port", str(self.port), "--workers", str(workers)]
@@ -56,8 +63,9 @@ class ServiceProcess:
         self._proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> ServiceProcess:
+        env = {**os.environ, "DEVICE_TOKEN": self.token}
         self._proc = subprocess.Popen(
-            self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log
+            self.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, env=env
         )
         give_up_at = time.monotonic() + timeout
         while not self._answers():

@@ -16,10 +16,12 @@ SEED = 20260
 
 
 def test_schemathesis_finds_no_failure(database, tmp_path):
-    with BackgroundService(database) as service:
+    """On a service whose writes need its token (the schema says so); schemathesis holds it."""
+    with BackgroundService(database, token="fuzz-token") as service:
         run = subprocess.run(
             [
                 *(sys.executable, "-m", "schemathesis.cli", "run", f"{service.url}/openapi.json"),
+                *("--header", "Authorization: Bearer fuzz-token"),
                 *("--checks", "all", "--phases", "examples,coverage,fuzzing,stateful"),
                 *("--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED), "--request-timeout", "30"),
                 *("--generation-database", "none", "--no-color"),

@@ -10,10 +10,13 @@ import requests
 from devicedb.workers import ServiceProcess
 from tests.devicedb_support import rows, stored_keys
 
+TOKEN: dict[str, str] = {}  # the running service's Authorization header, which its writes need
+
 
 @pytest.fixture
 def api(database):
     with ServiceProcess(database, workers=4) as service:
+        TOKEN.update(service.headers)
         yield f"{service.url}/api/models"
 
 
@@ -21,7 +24,10 @@ def test_64_racing_identical_adds_through_4_workers_leave_one_row(api, database)
     with ThreadPoolExecutor(64) as pool:
         statuses = list(
             pool.map(
-                lambda _: requests.post(api, json={"model": "CPH2223"}, timeout=60).status_code, range(64)
+                lambda _: (
+                    requests.post(api, json={"model": "CPH2223"}, headers=TOKEN, timeout=60).status_code
+                ),
+                range(64),
             )
         )
     assert sorted(statuses) == [200] * 63 + [201]
@@ -30,7 +36,9 @@ def test_64_racing_identical_adds_through_4_workers_leave_one_row(api, database)
 
 def test_racing_requests_with_one_key_through_4_workers_leave_one_row(api, database):
     def post(i: int) -> requests.Response:
-        return requests.post(api, json={"model": "CPH2411"}, headers={"Idempotency-Key": "k"}, timeout=60)
+        return requests.post(
+            api, json={"model": "CPH2411"}, headers={"Idempotency-Key": "k", **TOKEN}, timeout=60
+        )
 
     with ThreadPoolExecutor(64) as pool:
         answers = list(pool.map(post, range(64)))
@@ -38,5 +46,6 @@ def test_racing_requests_with_one_key_through_4_workers_leave_one_row(api, datab
     assert len({a.text for a in answers}) == 1
     assert rows(database) == [("CPH2411", "营销名未解密", None)]
     assert stored_keys(database) == [("k", "CPH2411")]
-    assert requests.delete(f"{api}/CPH2411").status_code == 200
+    assert requests.delete(f"{api}/CPH2411").status_code == 401  # no token: nothing deleted
+    assert requests.delete(f"{api}/CPH2411", headers=TOKEN).status_code == 200
     assert (rows(database), stored_keys(database)) == ([], [])

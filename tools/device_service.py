@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import requests
 
+from agent.audit import redact_text, upstream_reason
 from agent.config import Settings, require_extra
 from agent.llm.transport import session_for
 from agent.tools import FunctionTool
@@ -25,8 +26,15 @@ MODEL_URIS = "devicedb://models/{model}"  # a device model as an MCP resource
 
 
 class DeviceService:
-    def __init__(self, url: str, session: requests.Session | None = None, timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        session: requests.Session | None = None,
+        timeout: float = 10.0,
+        token: str | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
+        self.token = token  # the service token its writes need; the person each write is for goes with it
         self.session = session or session_for(url)
         self.timeout = timeout
 
@@ -58,17 +66,25 @@ class DeviceService:
         self, ctx: ToolContext | None, method: str, url: str, missing_ok: bool = False, **kwargs: Any
     ) -> requests.Response:
         wait = self._wait(ctx)
+        headers = {**kwargs.pop("headers", {}), **self._credentials(ctx)}
         try:
-            resp = self.session.request(method, url, timeout=wait, **kwargs)
+            resp = self.session.request(method, url, timeout=wait, headers=headers, **kwargs)
         except requests.Timeout:
             raise ToolError(f"the device service did not answer within {wait:.3g}s", retryable=True) from None
         except requests.ConnectionError:
-            raise ToolError(f"the device service at {self.url} is unreachable", retryable=True) from None
+            raise ToolError(
+                f"the device service at {redact_text(self.url)} is unreachable", retryable=True
+            ) from None
         if resp.status_code >= 500:
             raise ToolError(f"the device service failed (HTTP {resp.status_code})", retryable=True)
         if resp.status_code >= 400 and not (missing_ok and resp.status_code == 404):
             raise ToolError(f"the device service refused (HTTP {resp.status_code}): {_message(resp)}")
         return resp
+
+    def _credentials(self, ctx: ToolContext | None) -> dict[str, str]:
+        """The service token, and the person the host vouches for (devicedb/auth.py)."""
+        token = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        return {**token, "X-On-Behalf-Of": ctx.user_id} if ctx else token
 
 
 class DeviceServiceTool(FunctionTool):
@@ -79,22 +95,21 @@ class DeviceServiceTool(FunctionTool):
 
 
 def _message(resp: requests.Response) -> str:
-    try:
-        body = resp.json()
-    except ValueError:
-        return resp.text[:300]
-    return str(body.get("error") or body.get("detail") or body) if isinstance(body, dict) else str(body)
+    """The service's short reason (its error body's `error`), cleaned; no other body is passed on."""
+    return upstream_reason(resp.text, most=300) or "no reason given"
 
 
-def device_service_url(settings: Settings, stack: ExitStack) -> str:
-    """ADD_MODEL_URL, or the embedded device service's, started here and stopped with `stack`."""
+def device_service_url(settings: Settings, stack: ExitStack) -> DeviceService:
+    """The client of ADD_MODEL_URL (with DEVICE_TOKEN), or of the embedded device service, started here
+    with a token of its own and stopped with `stack`."""
     if settings.add_model_url:
-        return settings.add_model_url
+        return DeviceService(settings.add_model_url, token=settings.device_token)
     require_extra("with no ADD_MODEL_URL set, the embedded device service", "devices", "fastapi", "uvicorn")
     from devicedb.server import models_url  # FastAPI and uvicorn load only here
 
     try:
-        return models_url(settings.add_model_url, settings.device_db, stack, settings.database_url)
+        url, token = models_url(settings.add_model_url, settings.device_db, stack, settings.database_url)
+        return DeviceService(url, token=token or settings.device_token)
     except Exception as e:  # a file it cannot write, a port it cannot bind
         reason = without_password(str(e))
         raise ConfigError(

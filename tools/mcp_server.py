@@ -28,7 +28,7 @@ from agent.mcp.server.serve import build_server, serve
 from agent.mcp.server.tools import confirm_through_elicitation
 from agent.types import ConfigError
 from tools import default_tools
-from tools.device_service import DeviceService, device_service_url
+from tools.device_service import device_service_url
 from tools.mcp_prompts import TASKS
 from tools.mcp_resources import CHANGES, DeviceModels
 
@@ -49,7 +49,7 @@ def main() -> int:
         extras = load_extras(args.with_fixtures)
         with ExitStack() as stack:
             tracing.start(stack)  # when OTEL_EXPORTER_OTLP_ENDPOINT is set: a caller's trace goes on here
-            service = DeviceService(device_service_url(settings, stack))
+            service = device_service_url(settings, stack)
             tools = [*default_tools(service), *extras.tools]
             host = build_host(settings, stack, tools, Front(confirm_through_elicitation), model=False)
             # who calls through this server: the signed-in user (AGENT_USER, as the chat tells a server it

@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
+from agent.audit import redact_text, upstream_reason
 from agent.llm.streaming import as_chunk
 from agent.llm.tool_calls import INCOMPLETE, normalize
 from agent.types import LLMError, clamp
@@ -76,11 +77,14 @@ class ChatOpenAIBackend(ChatOpenAI):
 
     @contextmanager
     def _endpoint_errors(self) -> Iterator[None]:
-        url = f"{self.openai_api_base}/chat/completions"
+        url = redact_text(f"{self.openai_api_base}/chat/completions")
         try:
             yield
         except openai.APIStatusError as e:
-            raise LLMError(f"LLM endpoint {url} answered HTTP {e.status_code}: {str(e)[:200]}") from None
+            reason = upstream_reason(e.response.text)
+            raise LLMError(
+                f"LLM endpoint {url} answered HTTP {e.status_code}" + (f": {reason}" if reason else "")
+            ) from None
         except openai.APITimeoutError:
             raise LLMError(f"LLM endpoint {url} did not answer in time") from None
         except openai.APIConnectionError as e:

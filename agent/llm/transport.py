@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import requests
 
+from agent.audit import redact_text, upstream_reason
 from agent.types import LLMError
 
 if TYPE_CHECKING:
@@ -102,7 +103,10 @@ class Post:
         return None if time.monotonic() + wait >= self.give_up_at else wait
 
     def failure(self, status: int, text: str) -> LLMError:
-        return LLMError(f"LLM endpoint {self.url} answered HTTP {status}: {text[:200]}")
+        reason = upstream_reason(text)
+        return LLMError(
+            f"LLM endpoint {redact_text(self.url)} answered HTTP {status}" + (f": {reason}" if reason else "")
+        )
 
 
 def post(session: requests.Session, request: Post) -> requests.Response:

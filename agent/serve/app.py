@@ -10,6 +10,7 @@ from starlette.exceptions import HTTPException
 
 from agent.serve import agui, openai_face, page
 from agent.serve.errors import NotFound, RequestError, answer, error_body
+from agent.serve.hardening import AnswerHeaders
 from agent.serve.limits import BodyGate
 from agent.serve.service import Service
 from agent.types import AgentError
@@ -27,6 +28,7 @@ def create_app(service: Service) -> FastAPI:
     )
     app.state.service = service
     app.add_middleware(BodyGate, limits=service.limits)
+    app.add_middleware(AnswerHeaders)
     app.include_router(openai_face.router)
     app.include_router(agui.router)
     app.include_router(page.router)

@@ -28,6 +28,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     keys = commands.add_parser("keys", help="API keys: add NAME, list, revoke NAME")
     keys.add_argument("action", choices=["add", "list", "revoke"])
     keys.add_argument("name", nargs="?", help="the key's name: the user it signs in")
+    keys.add_argument(
+        "--keep-conversations",
+        action="store_true",
+        help="add: a revoked name's new key continues its conversations (default: they are set aside)",
+    )
     return parser.parse_args(argv)
 
 
@@ -37,7 +42,7 @@ def run_command(argv: list[str], shared: SharedParts) -> int:
     try:
         settings = Settings()
         if args.command == "keys":
-            return manage_keys(settings, args.action, args.name)
+            return manage_keys(settings, args.action, args.name, args.keep_conversations)
         if args.workers < 1:
             raise UsageError("--workers must be 1 or more")
         serve(settings, shared, args.host, args.port, args.workers)
@@ -49,7 +54,7 @@ def run_command(argv: list[str], shared: SharedParts) -> int:
         return 130
 
 
-def manage_keys(settings: Settings, action: str, name: str | None) -> int:
+def manage_keys(settings: Settings, action: str, name: str | None, keep: bool = False) -> int:
     if action != "list" and not name:
         raise UsageError(f"keys {action} needs a NAME: python main.py keys {action} NAME")
     db = open_agent_database(settings)
@@ -57,7 +62,7 @@ def manage_keys(settings: Settings, action: str, name: str | None) -> int:
         store = KeyStore(db)
         if action == "add":
             assert name is not None
-            key = store.add(name)
+            key = store.add(name, keep_conversations=keep)
             print(f"A new API key for {name} (shown this once; `keys revoke {name}` withdraws it):")
             print(key)
         elif action == "revoke":

@@ -1,6 +1,8 @@
 """A client's messages as the loop's history: OpenAI's chat messages (and AG-UI's, which have the same
-shape) as LangChain messages. A user message is the person's own words (it may ground a tool's values);
-a tool result a client sends is marked as untrusted data, like every other."""
+shape) as LangChain messages. A user message is the signed-in person's own words (it may ground a tool's
+values); what a client says the assistant and the tools said are its claims, untrusted data: a tool result
+as every other, an assistant message marked `CLAIMED` (provenance counts it as read). A conversation the
+server stored is told by its own record, never by a client."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from langchain_core.messages.tool import invalid_tool_call, tool_call
 
 from agent.guards import untrusted
 from agent.memory import person_message
+from agent.provenance import CLAIMED
 from agent.serve.errors import RequestError
 from agent.types import ok
 
@@ -56,6 +59,10 @@ def _assistant(text: str, calls: Any, i: int) -> AIMessage:
                 f"messages[{i}]: a tool call has no function", param=f"messages.{i}.tool_calls"
             )
         name, arguments, call_id = str(function.get("name") or ""), function.get("arguments"), call.get("id")
+        if call_id is not None and not isinstance(call_id, str):
+            raise RequestError(
+                f"messages[{i}]: a tool call's id is not a string", param=f"messages.{i}.tool_calls"
+            )
         try:
             args = json.loads(arguments or "{}")
         except (TypeError, json.JSONDecodeError):
@@ -66,4 +73,4 @@ def _assistant(text: str, calls: Any, i: int) -> AIMessage:
             bad.append(
                 invalid_tool_call(name=name, args=str(arguments), id=call_id, error="not a JSON object")
             )
-    return AIMessage(text, tool_calls=good, invalid_tool_calls=bad)
+    return AIMessage(text, tool_calls=good, invalid_tool_calls=bad, additional_kwargs={CLAIMED: True})

@@ -36,8 +36,9 @@ class KeyStore:
     def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
         self.db, self.clock = db, clock
 
-    def add(self, name: str) -> str:
-        """A new key for `name` (a revoked one's name may be used again); the key, to be shown once."""
+    def add(self, name: str, keep_conversations: bool = False) -> str:
+        """A new key for `name`; the key, to be shown once. A revoked key's name may be used again: its
+        conversations are set aside (kept, under `name#revoked-<time>`), unless `keep_conversations`."""
         if not NAME.match(name):
             raise UsageError(f"{name!r} is not a key name: letters, digits and . _ @ - (up to 64)")
         key = PREFIX + secrets.token_urlsafe(32)
@@ -47,6 +48,9 @@ class KeyStore:
                 raise UsageError(
                     f"{name} already has a key; revoke it first: python main.py keys revoke {name}"
                 )
+            if row is not None and not keep_conversations:
+                aside = f"{name}#revoked-{row['revoked_at']:.0f}"
+                db.execute("UPDATE conversations SET user_id = ? WHERE user_id = ?", (aside, name))
             db.execute("DELETE FROM api_keys WHERE name = ?", (name,))
             db.execute(
                 "INSERT INTO api_keys (name, user_id, key_hash, created_at) VALUES (?, ?, ?, ?)",

@@ -27,6 +27,7 @@ from agent.serve import approvals
 from agent.serve.app import create_app
 from agent.serve.conversations import ConversationStore
 from agent.serve.database import open_agent_database
+from agent.serve.hardening import allowed_hosts, uvicorn_options
 from agent.serve.keys import KeyStore
 from agent.serve.limits import ServeLimits
 from agent.serve.service import Service
@@ -75,8 +76,10 @@ def run_worker(sock: socket.socket, plan: Plan) -> None:
     """One worker: uvicorn serving the app on the shared socket."""
     exit_on_sigterm()  # what the worker started stops, and its last spans leave
     with ExitStack() as stack:
-        app = worker_app(plan, stack)
-        config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=10)
+        settings = plan.settings
+        app = allowed_hosts(worker_app(plan, stack), settings.serve_allowed_hosts)
+        options = uvicorn_options(settings.serve_max_connections)
+        config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=10, **options)
         uvicorn.Server(config).run(sockets=[sock])
 
 

@@ -1,0 +1,92 @@
+"""The served agent at the HTTP level: a connection that trickles its headers is closed, JSON answers say
+nosniff and no-store, a Host outside SERVE_ALLOWED_HOSTS is a 400, and history a client gets wrong (a
+tool call's id that is no string) is a 400, never a 500 — each beside a request that is served."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+import requests
+
+from agent.serve.hardening import HEADER_SECONDS
+from tests.serve_support import ServedAgent
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    from tests.fake_llm import FakeLLM
+
+    tmp = tmp_path_factory.mktemp("hardened")
+    with (
+        FakeLLM() as llm,
+        ServedAgent(llm.url, tmp, str(tmp / "agent.db"), SERVE_ALLOWED_HOSTS="127.0.0.1") as agent,
+    ):
+        agent.llm = llm
+        agent.keys = {"alice": agent.key("alice")}
+        yield agent
+
+
+def test_json_answers_say_nosniff_and_no_store_and_the_page_nosniff(agent):
+    refused = requests.get(f"{agent.url}/v1/models", timeout=10)
+    assert refused.status_code == 401
+    assert (refused.headers["X-Content-Type-Options"], refused.headers["Cache-Control"]) == (
+        "nosniff",
+        "no-store",
+    )
+    page = requests.get(f"{agent.url}/", timeout=10)
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_a_host_outside_the_allow_list_is_a_400(agent):
+    rebound = requests.get(f"{agent.url}/v1/models", headers={"Host": "evil.example:80"}, timeout=10)
+    assert rebound.status_code == 400
+    assert requests.get(f"{agent.url}/v1/models", timeout=10).status_code == 401  # the twin: our own host
+
+
+def test_a_connection_trickling_its_headers_is_closed_while_others_are_served(agent):
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=HEADER_SECONDS + 10) as slow:
+        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        started = time.monotonic()
+        assert requests.get(f"{agent.url}/v1/models", timeout=10).status_code == 401
+        assert slow.recv(1024) == b""  # closed, with no answer
+    assert HEADER_SECONDS - 1 < time.monotonic() - started < HEADER_SECONDS + 5
+
+
+def test_a_tool_call_id_that_is_no_string_is_a_400(agent):
+    headers = {"Authorization": f"Bearer {agent.keys['alice']}"}
+    call = {"id": 7, "type": "function", "function": {"name": "calculator", "arguments": "{}"}}
+    messages = [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "user", "content": "hi"},
+    ]
+    body = {"model": "m", "messages": messages}
+    bad = requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
+    assert bad.status_code == 400 and "id is not a string" in bad.json()["error"]["message"]
+
+
+def test_a_key_issued_again_for_a_revoked_name_does_not_inherit_its_conversations_unless_told(agent):
+    from tests.conftest import run_main
+    from tests.fake_llm import text
+
+    def turn(key: str, conversation: str | None = None) -> requests.Response:
+        agent.llm.add(text("Hello."))
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        body |= {"conversation_id": conversation} if conversation else {}
+        headers = {"Authorization": f"Bearer {key}"}
+        return requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
+
+    def reissue(*options: str) -> str:
+        assert run_main("keys", "revoke", "dave", env=agent.env, cwd=agent.cwd).returncode == 0
+        done = run_main("keys", "add", "dave", *options, env=agent.env, cwd=agent.cwd)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()[-1]
+
+    old = turn(agent.key("dave")).json()["conversation_id"]
+    second = reissue()
+    assert turn(second, old).status_code == 404  # the revoked key's conversation is not the new key's
+    kept = turn(second).json()["conversation_id"]
+    third = reissue("--keep-conversations")
+    assert turn(third, kept).status_code == 200  # the operator said so: it continues
+    assert turn(third, old).status_code == 404
