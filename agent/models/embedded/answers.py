@@ -52,6 +52,11 @@ SAYS = {
         "zh": "我是" + DEMO["zh"] + "。它不是真正的大模型：由宿主按你的原话安排工具调用。",
         "en": "I'm " + DEMO["en"] + ". It is no real LLM: the host plans its tool calls from your own words.",
     },
+    "remark": {
+        "zh": "收到。内置演示模型不会闲聊；要自由对话，请设置 " + REAL_MODEL + "（见 README）。",
+        "en": "Noted. The demo model can't chat; for a real conversation set " + REAL_MODEL + " (see the "
+        "README).",
+    },
     "offtopic": {
         "zh": "这个问题内置演示模型回答不了；要用真实模型，请设置 " + REAL_MODEL + "（见 README）。",
         "en": "I can't answer that with the demo model; set " + REAL_MODEL + " for a real one "

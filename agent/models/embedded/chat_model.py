@@ -5,8 +5,9 @@ nothing is left for the 135M model to decide, and asking it would only add a cha
 other turn's reply is the local model's own words, cut after the last whole sentence, repeated sentences
 dropped, and every sentence that states a number or a code the person did not write taken out: the
 demo's numbers and facts come from tools; a reply in another language than the person's is dropped
-whole. When none of its words stand, the host says what it can do. (The host answers small talk and
-questions itself, `answers.py`: only a remark reaches the model.)
+whole, and so is one that makes up what nobody said (an apology, a loss, what it is "as an AI").
+When none of its words stand, the host says it cannot chat, and what it can do. (The host answers small
+talk and questions itself, `answers.py`: only a remark reaches the model.)
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 _CJK_END = re.compile(r"[。！？]$")
 _CJK_START = re.compile(r"[\u3400-\u9fff]")
 _FACT = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")  # a number, or a code: what only a tool may state
+# what a 135M model makes up about the person or itself ("I'm sorry for your loss", "as an AI"): never shown
+_INVENTED = re.compile(
+    r"\b(sorry|loss|apologi\w*|condolence\w*|as an? (?:ai|digital|chat\w*|virtual)|designed to|not equipped"
+    r"|glad you found)\b|抱歉|对不起|遗憾|你是一个|作为(?:一个)?(?:AI|人工智能)",
+    re.IGNORECASE,
+)
 
 
 class DemoChatModel(BaseChatModel):
@@ -60,7 +67,8 @@ class DemoChatModel(BaseChatModel):
             return ChatResult(generations=[ChatGeneration(message=planned_calls(plan))])
         reply = self.inner.invoke(messages, stop=stop, **kwargs)
         kept = kept_true(reply.text, typed_by_person(turn))
-        said = kept if kept and language(kept) == plan.lang else self.fallback(plan.lang)
+        stands = kept and language(kept) == plan.lang and not _INVENTED.search(kept)
+        said = kept if stands else self.fallback(plan.lang)
         message = AIMessage(content=said, usage_metadata=getattr(reply, "usage_metadata", None))
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -21,7 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from agent.config import Settings
 from agent.guards import Limits
 from agent.models.choice import ModelChoice, TurnParts, make_llm
-from agent.models.embedded.answers import Answerer, capabilities
+from agent.models.embedded.answers import SAYS, Answerer, capabilities
 from agent.models.embedded.chat_model import DemoChatModel
 from agent.models.embedded.routing import Router
 from agent.models.embedded.runtime import LocalModelServer
@@ -64,7 +64,11 @@ def demo_plugin(llm: BaseChatModel) -> Callable[[ToolRegistry], TurnParts]:
 
     def parts(registry: ToolRegistry) -> TurnParts:
         router = Router(registry)
-        model = DemoChatModel(inner=llm, router=router, fallback=lambda lang: capabilities(registry, lang))
+        model = DemoChatModel(
+            inner=llm,
+            router=router,
+            fallback=lambda lang: SAYS["remark"][lang] + "\n" + capabilities(registry, lang),
+        )
         return TurnParts(model, router, Answerer(router, registry))
 
     return parts
