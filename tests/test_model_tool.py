@@ -177,7 +177,7 @@ def test_each_tool_says_its_result_in_its_own_words_in_the_users_language(device
         "add_device_model 没有完成：机型服务拒绝了这个请求（HTTP 422）"
     )
     assert said("add_device_model", {"model": "V2146"}, "en", "c4") == (
-        "Model V2146 added to the database (market name: no market name yet)."
+        "Model V2146 added to the database (no market name yet)."
     )
     assert said("add_device_model", {"model": "V2147", "marketNameEn": "vivo Y3"}, "en", "c5") == (
         "Model V2147 added to the database (English market name: vivo Y3)."

@@ -406,7 +406,7 @@ def test_the_empty_state_says_what_the_agent_can_do_and_an_example_is_sent(brows
     sign_in(page, fresh.keys["bob"])
     welcome = page.locator(".welcome")
     expect(welcome.locator(".capabilities li")).to_have_count(len(about["tools"]))
-    expect(welcome.locator(".capabilities")).to_contain_text("List all the models in the database")
+    expect(welcome.locator(".capabilities")).to_contain_text("list the models in the database")  # its summary
     expect(welcome.locator(".demo-notice")).to_have_count(0)
     expect(welcome.locator(".example")).to_have_count(3)
     welcome.locator(".example").nth(1).click()
@@ -458,7 +458,7 @@ def test_screenshots_of_the_empty_state_with_the_demo_models_notice(browser, dem
     expect(page.locator(".welcome .example").first).to_have_text(
         "把机型 CPH2223 添加到数据库" if zh else "Add the model CPH2223 to the database"
     )
-    expect(page.locator(".welcome .capabilities")).to_contain_text("添加" if zh else "Add")
+    expect(page.locator(".welcome .capabilities")).to_contain_text("添加" if zh else "add a device model")
     path = tmp_path / f"page-empty-{locale[:2]}.png"
     page.screenshot(path=path)
     if os.environ.get("PAGE_SCREENSHOTS"):
