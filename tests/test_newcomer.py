@@ -22,9 +22,7 @@ SPINNER = re.compile(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] \S+…")
 PANEL = re.compile(r"[╭│╰]")
 CJK = re.compile(r"[\u3400-\u9fff]")
 ENGLISH_WORD = re.compile(r"\b[A-Za-z]{3,}\b")
-CODE = re.compile(
-    r"\b[A-Z]+\d[A-Z\d]*\b|\b[A-Z]{2,}\b"
-)  # a code (CPH2223), a capital name (UTC, README)
+CODE = re.compile(r"\b[A-Z]+\d[A-Z\d]*\b|\b[A-Z]{2,}\b")  # a code (CPH2223), a capital name (UTC, README)
 STEP_SECONDS = 600  # a loaded 2-core machine is slow, never wrong: outcomes are checked, not times
 PROMPT = "你:"  # its trailing space is drawn by moving the cursor
 PROMPT_LINE = re.compile(r"^(你|You):")
