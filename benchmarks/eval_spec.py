@@ -52,43 +52,32 @@ def tuned() -> list[Spec]:
 
 
 def held_out() -> list[Spec]:
-    return [
-        Spec(
-            "held-out",
-            case["kind"],
-            case["text"],
-            tuple(case["tools"]),
-            eval_heldout.SEED,
-            tuple((code, name) for code, name in case.get("rows", [])),
-            tuple(case.get("says", ())),
-            tuple(case.get("says_one_of", ())),
-            tuple(case.get("never_says", ())),
-            case.get("result"),
-            case.get("zone"),
-        )
-        for case in eval_heldout.HELD_OUT
-    ]
+    return [from_case("held-out", case, eval_heldout.SEED) for case in eval_heldout.HELD_OUT]
 
 
 def chat_held_out() -> list[Spec]:
     return [
-        Spec(
-            "chat held-out",
-            case["kind"],
-            case["text"],
-            tuple(case["tools"]),
-            eval_chat_heldout.SEED,
-            tuple((code, name) for code, name in case.get("rows", [])),
-            tuple(case.get("says", ())),
-            tuple(case.get("says_one_of", ())),
-            tuple(case.get("never_says", ())),
-            case.get("result"),
-            case.get("zone"),
-            lang=case["lang"],
-            updates=tuple((code, name) for code, name in case.get("updates", [])),
-        )
-        for case in eval_chat_heldout.CHAT_HELD_OUT
+        from_case("chat held-out", case, eval_chat_heldout.SEED) for case in eval_chat_heldout.CHAT_HELD_OUT
     ]
+
+
+def from_case(part: str, case: dict, seed: tuple) -> Spec:
+    """A held-out part's case, as the scorer reads it (the keys a case leaves out keep their defaults)."""
+    return Spec(
+        part,
+        case["kind"],
+        case["text"],
+        tuple(case["tools"]),
+        seed,
+        tuple((code, name) for code, name in case.get("rows", [])),
+        tuple(case.get("says", ())),
+        tuple(case.get("says_one_of", ())),
+        tuple(case.get("never_says", ())),
+        case.get("result"),
+        case.get("zone"),
+        lang=case.get("lang"),
+        updates=tuple((code, name) for code, name in case.get("updates", [])),
+    )
 
 
 def all_specs() -> list[Spec]:
