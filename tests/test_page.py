@@ -154,6 +154,28 @@ def test_sign_in_and_the_tutorial_prompt_give_a_tool_card_and_the_answer(browser
     close(page)
 
 
+def test_the_chat_shows_only_once_a_message_can_be_sent(browser, fresh):
+    """Signing in, the chat appears only when the page can send (the agent's capabilities, GET /about,
+    have come and a conversation is open): a message typed the moment it shows is answered, never a 400."""
+    fresh.llm.add(streamed(text("Hello there.")))
+    page = open_page(browser, fresh.url)
+    held = []
+    page.route("**/about", lambda route: held.append(route))
+    page.locator("#key").fill(fresh.keys["bob"])
+    page.locator("#key").press("Enter")
+    while not held:
+        page.wait_for_timeout(20)
+    page.wait_for_timeout(300)  # the sign-in's other answers have come meanwhile
+    assert not page.locator("#chat").is_visible()
+    held[0].continue_()
+    expect(page.locator("#chat")).to_be_visible()
+    page.locator("#message").fill("hello")
+    page.locator("#message").press("Enter")
+    expect(answers(page).last).to_contain_text("Hello there.")
+    expect(page.locator("#status")).to_be_hidden()
+    close(page)
+
+
 def test_a_wrong_key_is_a_line_in_the_page(browser, fresh):
     page = open_page(browser, fresh.url)
     page.locator("#key").fill("sk-agent-not-a-key")

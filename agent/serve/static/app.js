@@ -49,13 +49,14 @@ async function signIn(key) {
   showStatus("");
   try {
     const listing = await getJson("/conversations", key);
+    page.about = await getJson("/about", key);
     page.key = key;
     sessionStorage.setItem(KEY, key);
-    setSignedIn(true);
     $("who").textContent = listing.user;
     showThreads(listing.conversations);
-    page.about = await getJson("/about", key);
-    startNew();
+    startNew(); // the conversation has its thread before the chat shows: a message sent at once has one
+    setSignedIn(true);
+    $("message").focus();
   } catch (error) {
     report(error);
   }
@@ -238,7 +239,7 @@ function setBusy(busy) {
 
 function send() {
   const text = $("message").value.trim();
-  if (!text || page.running) return;
+  if (!text || page.running || !page.threadId) return; // not signed in yet, or a run is under way
   $("message").value = "";
   dropApprovals($("log")); // a new message answers an open question with no: the server cancels that call
   dropWelcome($("log"));
