@@ -45,6 +45,7 @@ class Front:
     elicit: AskPerson | None = None  # None: questions of MCP servers are declined
     open_url: OpenUrl | None = None  # None: nobody can sign in to an MCP server here
     report: Callable[[str], None] = report_to_stderr
+    several_people: bool = False  # `serve`: MCP servers act for each signed-in person (agent/mcp/people.py)
 
 
 @dataclass
@@ -108,9 +109,28 @@ def build_host(
     return Host(settings, registry, choice, mcp)
 
 
-def _connect_mcp(settings: Settings, registry: ToolRegistry, stack: ExitStack, front: Front) -> Any:
+def mcp_config(settings: Settings) -> Path | None:
+    """The MCP servers' file: MCP_CONFIG, else mcp_servers.json where it exists, else None."""
     path = settings.mcp_config or Path("mcp_servers.json")
-    if settings.mcp_config is None and not path.exists():
+    return path if settings.mcp_config is not None or path.exists() else None
+
+
+def check_mcp_servers_for_several(settings: Settings) -> None:
+    """ConfigError, in one line, unless every configured MCP server says whom it acts for when several
+    people use this host (`serve`): before any worker starts, so none fails on it."""
+    path = mcp_config(settings)
+    if path is None:
+        return
+    require_extra(f"the MCP servers of {path}", "mcp", "mcp")
+    from agent.mcp.client import load_servers
+    from agent.mcp.people import check_several_people
+
+    check_several_people(load_servers(path), path)
+
+
+def _connect_mcp(settings: Settings, registry: ToolRegistry, stack: ExitStack, front: Front) -> Any:
+    path = mcp_config(settings)
+    if path is None:
         return None
     require_extra(f"the MCP servers of {path}", "mcp", "mcp")
     from agent.mcp.client import Person, load_servers
@@ -124,7 +144,8 @@ def _connect_mcp(settings: Settings, registry: ToolRegistry, stack: ExitStack, f
         "PERMISSIONS_FILE": str(settings.permissions_file.resolve()),
     }
     folder = settings.audit_log.parent
-    return stack.enter_context(McpToolset(servers, registry, folder, front.report, person, identity))
+    toolset = McpToolset(servers, registry, folder, front.report, person, identity, front.several_people)
+    return stack.enter_context(toolset)
 
 
 def system_prompt(registry: ToolRegistry) -> str:

@@ -56,6 +56,7 @@ class ServerConfig:
     allow: list[str] = field(default_factory=list)  # tools that run without confirmation
     timeout: float = 30.0  # seconds for any one request
     protocol: str = "auto"  # "auto": 2026-07-28 where the server speaks it; "legacy": the 2025 handshake
+    users: str = ""  # under `serve`: "per-person" or "shared" (agent/mcp/people.py); unmarked is refused
     oauth: dict[str, Any] = field(default_factory=dict)  # see agent/mcp/auth.py
 
 
@@ -72,6 +73,8 @@ def load_servers(path: Path) -> list[ServerConfig]:
             raise ConfigError(f'MCP server {name!r} in {path} needs a "command" or a "url"')
         if spec.get("protocol", "auto") not in ("auto", "legacy"):
             raise ConfigError(f'MCP server {name!r} in {path}: "protocol" is "auto" or "legacy"')
+        if spec.get("users", "") not in ("", "per-person", "shared"):
+            raise ConfigError(f'MCP server {name!r} in {path}: "users" is "per-person" or "shared"')
         servers.append(ServerConfig(name=name, **{k: v for k, v in spec.items() if k in known}))
     return servers
 
@@ -192,8 +195,11 @@ class McpConnection:
             if not any(k.lower() == "authorization" for k in self.config.headers):
                 tokens = self._log_dir / "mcp-tokens.json"
                 auth = oauth_provider(self.config.url, self.config.oauth, tokens, self._open_url)
+            headers = dict(self.config.headers)
+            if self.config.users == "per-person" and "AGENT_USER" in self.identity:
+                headers["X-On-Behalf-Of"] = self.identity["AGENT_USER"]  # whom this connection acts for
             http = httpx2.AsyncClient(
-                headers=self.config.headers,
+                headers=headers,
                 timeout=self.config.timeout,
                 auth=auth,
                 event_hooks={"response": [self._note_refusal]},
@@ -201,9 +207,9 @@ class McpConnection:
             return streamable_http_client(self.config.url, http_client=http)
         self._log_dir.mkdir(parents=True, exist_ok=True)
         errlog = (self._log_dir / f"mcp-{self.config.name}.log").open("a", encoding="utf-8")
-        # never this process's environment (keys, database passwords): the SDK's safe defaults, who the
-        # person is, and what the entry itself sets
-        env = {**self.identity, **(self.config.env or {})}
+        # never this process's environment (keys, database passwords): the SDK's safe defaults, what the
+        # entry itself sets, and who the person is (which the entry cannot change)
+        env = {**(self.config.env or {}), **self.identity}
         params = StdioServerParameters(
             command=self.config.command or "", args=list(self.config.args), env=env, cwd=self.config.cwd
         )

@@ -22,6 +22,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from agent.mcp.client import McpConnection, ServerConfig
+from agent.mcp.people import Reach, Shared
 from agent.tools import Effect, FunctionTool
 from agent.types import McpUnavailable, ToolContext, ToolError
 
@@ -95,8 +96,9 @@ class McpTool(FunctionTool):
 
     outward = True
 
-    def __init__(self, connection: McpConnection, tool: types.Tool) -> None:
-        self.connection = connection
+    def __init__(self, connection: McpConnection, tool: types.Tool, reach: Reach | None = None) -> None:
+        self.connection = connection  # the one that listed it
+        self.reach: Reach = reach or Shared(connection)  # the connection a call goes on, by whom it is for
         self.remote = tool
         self.name = exposed_name(connection.config.name, tool.name)
         description = cleaned(tool.description or "", MAX_DESCRIPTION)
@@ -119,10 +121,11 @@ class McpTool(FunctionTool):
             raise ToolError("the turn's deadline has passed; the tool was not called", retryable=False)
         try:
             # the connection's clock bounds the call, and stops while the person answers the server
-            result = self.connection.request(
-                lambda c: c.call_tool(self.remote.name, args, read_timeout_seconds=math.inf),
-                timeout=ctx.seconds_left(self.connection.config.timeout),
-            )
+            with self.reach.lease(ctx.user_id) as connection:
+                result = connection.request(
+                    lambda c: c.call_tool(self.remote.name, args, read_timeout_seconds=math.inf),
+                    timeout=ctx.seconds_left(self.connection.config.timeout),
+                )
         except McpUnavailable as e:
             raise ToolError(
                 f"{e}; it will be restarted on next use. The call was not repeated: it may or "

@@ -11,6 +11,7 @@ person typed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -18,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-from anyio.from_thread import start_blocking_portal
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp.shared.exceptions import MCPError
 from mcp.shared.uri_template import UriTemplate
 
 from agent.guards import TRUNCATION_MARK
 from agent.mcp.approvals import Approvals, Definition, what_changed
 from agent.mcp.client import McpConnection, Person, ServerConfig
+from agent.mcp.people import PER_PERSON, PerPerson, Reach, Shared, check_several_people
 from agent.mcp.tool import McpTool, describe
 from agent.tools import ToolRegistry
 from agent.types import McpUnavailable, UsageError
@@ -44,16 +46,22 @@ class McpToolset:
         report: Callable[[str], None],
         person: Person | None = None,
         identity: dict[str, str] | None = None,
+        several_people: bool = False,
     ) -> None:
+        if several_people:
+            check_several_people(servers, "the MCP configuration")
         self.registry, self.report, self._log_dir = registry, report, log_dir
         self.person = person or Person()
         self.identity = identity or {}  # what a command server is told of the person it runs for
+        self.several_people = several_people  # `serve`: each call as its person, with mcp:<server>
         self.approvals = Approvals(log_dir / "mcp-approved.json")
         self._servers = servers
         self._stack = ExitStack()
-        self.connections: dict[str, McpConnection] = {}
+        self.connections: dict[str, McpConnection] = {}  # the operator's: it lists the tools
+        self.reach: dict[str, Reach] = {}  # server -> the connection each person's call goes on
         self.tools: dict[str, McpTool] = {}
         self._waiting: dict[str, list[McpTool]] = {}  # server -> tools not approved yet
+        self._syncing = threading.Lock()
 
     def __enter__(self) -> McpToolset:
         portal = self._stack.enter_context(start_blocking_portal())
@@ -61,6 +69,7 @@ class McpToolset:
         self.connections = {
             s.name: McpConnection(s, portal, self._log_dir, self.person, self.identity) for s in self._servers
         }
+        self.reach = {name: self._reach(c, portal) for name, c in self.connections.items()}
         try:
             with ThreadPoolExecutor(max(1, len(self.connections))) as pool:  # slow servers start side by side
                 listed = list(pool.map(self._listed, self.connections.values()))
@@ -74,9 +83,19 @@ class McpToolset:
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
 
+    def _reach(self, connection: McpConnection, portal: BlockingPortal) -> Reach:
+        if not (self.several_people and connection.config.users == PER_PERSON):
+            return Shared(connection)
+
+        def connect(user: str) -> McpConnection:
+            identity = {**self.identity, "AGENT_USER": user}
+            return McpConnection(connection.config, portal, self._log_dir, self.person, identity)
+
+        return PerPerson(connection, self.identity.get("AGENT_USER", ""), connect)
+
     def _close_all(self) -> None:
-        for connection in self.connections.values():
-            connection.close()
+        for reach in self.reach.values():
+            reach.close()
 
     def _listed(self, connection: McpConnection) -> list[McpTool] | None:
         """The server's tools now (None when it cannot be asked); one that cannot be used is reported."""
@@ -88,7 +107,10 @@ class McpToolset:
         tools = []
         for remote in listed:
             try:
-                tools.append(McpTool(connection, remote))
+                tool = McpTool(connection, remote, self.reach.get(connection.config.name))
+                if self.several_people:  # whoever may use this server, as the permissions file says
+                    tool.permission = f"mcp:{connection.config.name}"  # type: ignore[misc]
+                tools.append(tool)
             except ValueError as e:
                 self.report(f"MCP tool {remote.name!r} of {connection.config.name!r} skipped: {e}")
         return tools
@@ -125,11 +147,15 @@ class McpToolset:
     def sync(self, approve: Approve) -> None:
         """Before a turn: apply announced changes (removed tools go, changed ones are withdrawn) and ask
         the person about what waits for approval, showing what is new and what changed."""
-        for connection in self.connections.values():
-            if connection.tools_changed:
-                connection.tools_changed = False
-                self._relist(connection)
-            self._ask_about(connection, approve)
+        with self._syncing:  # turns of several people may start at once (`serve`)
+            for connection in self.connections.values():
+                self._sync(connection, approve)
+
+    def _sync(self, connection: McpConnection, approve: Approve) -> None:
+        if connection.tools_changed:
+            connection.tools_changed = False
+            self._relist(connection)
+        self._ask_about(connection, approve)
 
     def _relist(self, connection: McpConnection) -> None:
         listed = self._listed(connection)

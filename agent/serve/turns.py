@@ -40,6 +40,13 @@ class TurnRequest:
     approval: tuple[str, bool] | None = None  # (approval id, approved?): an explicit answer (AG-UI resume)
 
 
+def nobody_approves(server: str, offered: list[str]) -> bool:
+    """New or changed MCP tools under `serve`: nobody here may approve them for everyone, so they are not
+    offered; the operator reviews them in the chat and restarts."""
+    log.warning("MCP server %r: tools not offered (review them in the chat): %s", server, "; ".join(offered))
+    return False
+
+
 def worker_id(pid: int | None = None) -> str:
     """Who holds a lease: this machine and this process."""
     return f"{socket.gethostname()}:{pid or os.getpid()}"
@@ -82,6 +89,8 @@ class Turns:
         if again and conversation.last_state in ("done", "awaiting") and conversation.last_answer is not None:
             bridge.put(Text(conversation.last_answer))  # a retry of a turn that answered: the same answer
             return self._finished(conversation, conversation.last_answer, conversation.pending)
+        if self.host.mcp is not None:  # a server's announced changes: changed tools go, new ones wait
+            self.host.mcp.sync(nobody_approves)
         journal = Journal(self.store, conversation, bridge)
         stored = self.store.messages(conversation.id)
         history = [message for _, message in stored]

@@ -22,7 +22,7 @@ from fastapi import FastAPI
 
 from agent import tracing
 from agent.config import Settings
-from agent.host import Front, build_host
+from agent.host import Front, build_host, check_mcp_servers_for_several
 from agent.serve import approvals
 from agent.serve.app import create_app
 from agent.serve.conversations import ConversationStore
@@ -58,6 +58,7 @@ def serve(settings: Settings, shared: SharedParts, host: str, port: int, workers
     if workers > 1 and not settings.llm_base_url:
         print(ONE_WORKER, file=sys.stderr, flush=True)
         workers = 1
+    check_mcp_servers_for_several(settings)  # each says whom it acts for, or serving stops here
     with ExitStack() as stack:
         tracing.start(stack)  # when OTEL_EXPORTER_OTLP_ENDPOINT is set; before any database or service
         db = open_agent_database(settings)  # migrated once, here; a bad database is reported before workers
@@ -87,7 +88,8 @@ def worker_app(plan: Plan, stack: ExitStack) -> FastAPI:
     """The app of one worker; what it started stops with `stack`."""
     settings = plan.settings
     tracing.start(stack)  # a spawned worker exports its own spans
-    front = Front(confirm=approvals.confirm, report=logging.getLogger("agent.serve").warning)
+    report = logging.getLogger("agent.serve").warning
+    front = Front(confirm=approvals.confirm, report=report, several_people=True)
     host = build_host(settings, stack, plan.tools(), front)
     assert host.model is not None
     if host.model.notice:
