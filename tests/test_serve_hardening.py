@@ -54,6 +54,35 @@ def test_a_connection_trickling_its_headers_is_closed_while_others_are_served(ag
     assert HEADER_SECONDS - 1 < time.monotonic() - started < HEADER_SECONDS + 5
 
 
+def answer_on(conn: socket.socket) -> bytes:
+    """One whole answer read from a raw connection (headers, then Content-Length bytes of body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(4096)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(
+        next(
+            line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+        )
+    )
+    while len(body) < length:
+        body += conn.recv(4096)
+    return head
+
+
+def test_a_kept_alive_connection_trickling_its_next_request_is_closed_too(agent):
+    request = b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=HEADER_SECONDS + 10) as kept:
+        kept.sendall(request)
+        assert answer_on(kept).startswith(b"HTTP/1.1 401")
+        kept.sendall(request)  # the twin: a whole second request on the same connection is answered
+        assert answer_on(kept).startswith(b"HTTP/1.1 401")
+        kept.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # then one that never ends
+        started = time.monotonic()
+        assert kept.recv(1024) == b""  # closed, with no answer
+    assert time.monotonic() - started < HEADER_SECONDS + 5
+
+
 def test_a_tool_call_id_that_is_no_string_is_a_400(agent):
     headers = {"Authorization": f"Bearer {agent.keys['alice']}"}
     call = {"id": 7, "type": "function", "function": {"name": "calculator", "arguments": "{}"}}

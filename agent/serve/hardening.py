@@ -1,5 +1,6 @@
 """What the served agent holds to at the HTTP level, beside the body gate (limits.py): a request's headers
-arrive within HEADER_SECONDS or the connection is closed; at most `max_connections` at once (more: 503);
+arrive within HEADER_SECONDS (of the connection opening or of the last answer on it) or the connection
+is closed; at most `max_connections` at once (more: 503);
 JSON answers say `nosniff` and `no-store`; and, when SERVE_ALLOWED_HOSTS names hosts, a request for any
 other Host is a 400 (a DNS-rebinding page cannot reach the agent through a browser)."""
 
@@ -15,15 +16,27 @@ HEADER_SECONDS = 10.0
 
 
 class HeaderDeadline(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, closing a connection whose first request's headers are not all there
-    within HEADER_SECONDS (20 trickling connections held the server for as long as they liked)."""
+    """uvicorn's HTTP/1.1 protocol, closing a connection whose next request's headers are not all there
+    within HEADER_SECONDS of the connection opening or of the last answer (20 trickling connections held
+    the server for as long as they liked; uvicorn's keep-alive timeout stops at the first byte)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self._header_timer = self.loop.call_later(HEADER_SECONDS, self._headers_late)
+        self._arm()
 
-    def _headers_late(self) -> None:
-        if self.cycle is None and not self.transport.is_closing():
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._header_timer.cancel()
+            self._arm()
+
+    def _arm(self) -> None:
+        answered = self.cycle  # the request last answered (None: none yet); a new one's headers replace it
+        self._header_timer = self.loop.call_later(HEADER_SECONDS, self._headers_late, answered)
+
+    def _headers_late(self, answered: Any) -> None:
+        waiting = self.cycle is answered and (answered is None or answered.response_complete)
+        if waiting and not self.transport.is_closing():  # no request has come since, nor is one under way
             self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
