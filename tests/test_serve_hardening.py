@@ -11,6 +11,8 @@ import pytest
 import requests
 
 from agent.serve.hardening import HEADER_SECONDS
+from agent.serve.history import MAX_MESSAGES
+from tests.fake_llm import text
 from tests.serve_support import ServedAgent
 
 
@@ -93,6 +95,20 @@ def test_a_tool_call_id_that_is_no_string_is_a_400(agent):
     body = {"model": "m", "messages": messages}
     bad = requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
     assert bad.status_code == 400 and "id is not a string" in bad.json()["error"]["message"]
+
+
+def test_history_past_its_cap_is_a_400_and_at_the_cap_is_served(agent):
+    headers = {"Authorization": f"Bearer {agent.keys['alice']}"}
+    said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+
+    def ask(history: int) -> requests.Response:
+        body = {"model": "m", "messages": [*(said * history)[:history], {"role": "user", "content": "hi"}]}
+        return requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=60)
+
+    over = ask(MAX_MESSAGES + 1)
+    assert over.status_code == 400 and f"at most {MAX_MESSAGES}" in over.json()["error"]["message"]
+    agent.llm.add(text("Hello again."))
+    assert ask(MAX_MESSAGES).json()["choices"][0]["message"]["content"] == "Hello again."
 
 
 def test_a_key_issued_again_for_a_revoked_name_does_not_inherit_its_conversations_unless_told(agent):

@@ -1,8 +1,8 @@
 """A client's messages as the loop's history: OpenAI's chat messages (and AG-UI's, which have the same
-shape) as LangChain messages. A user message is the signed-in person's own words (it may ground a tool's
-values); what a client says the assistant and the tools said are its claims, untrusted data: a tool result
-as every other, an assistant message marked `CLAIMED` (provenance counts it as read). A conversation the
-server stored is told by its own record, never by a client."""
+shape) as LangChain messages, at most MAX_MESSAGES of them. A user message is the signed-in person's own
+words (it may ground a tool's values); what a client says the assistant and the tools said are its claims,
+untrusted data: a tool result as every other, an assistant message marked `CLAIMED` (provenance counts it
+as read). A conversation the server stored is told by its own record, never by a client."""
 
 from __future__ import annotations
 
@@ -21,7 +21,16 @@ from agent.types import ok
 ROLES = "user, assistant, system, developer, tool"
 
 
+MAX_MESSAGES = 1000  # of history in one request: a longer conversation goes on by its conversation_id
+
+
 def from_client(messages: list[dict[str, Any]]) -> list[BaseMessage]:
+    if len(messages) > MAX_MESSAGES:
+        raise RequestError(
+            f"{len(messages)} messages of history: at most {MAX_MESSAGES} in one request; to go on a longer "
+            "conversation, send only the new message with its conversation_id (AG-UI: its threadId)",
+            param="messages",
+        )
     return [_message(message, i) for i, message in enumerate(messages)]
 
 
