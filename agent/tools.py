@@ -57,6 +57,9 @@ class FunctionTool(ABC):
     grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the person's words
     outward: ClassVar[bool] = False  # a call sends its arguments beyond this host (a message, a payment)
     from_results: ClassVar[tuple[str, ...]] = ()  # parameters whose values may come from tool results
+    # grounded parameters that only say who receives what the call carries (a recipient, a channel): one may
+    # be a value read in a tool's result when all the call carries is the person's words (agent/provenance.py)
+    addressees: ClassVar[tuple[str, ...]] = ()
     trusted: ClassVar[bool] = True  # its definition is this project's (or a trusted server's), not data
 
     # what it does, in one line for the person, per language ("zh", "en"): front ends list it; without
@@ -103,6 +106,8 @@ class ToolRegistry:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         ArgumentsValidator.check_schema(tool.parameters)
+        if not set(tool.addressees) <= set(tool.grounded):
+            raise ValueError(f"{tool.name!r}: an addressee must be a grounded parameter")
         self._tools[tool.name] = tool
         self._validators[tool.name] = ArgumentsValidator(tool.parameters)
 
@@ -188,11 +193,13 @@ class ToolRegistry:
         problem = problem or self._schema_problem(name, args)
         if problem:
             return "invalid_arguments", fail(problem, retryable=True), extra
-        ungrounded = grounding_error(args, tool.grounded, ctx, tool.canonical)
+        ungrounded = grounding_error(
+            args, tool.grounded, ctx, tool.canonical, tool.addressees, tool.from_results
+        )
         if ungrounded:
             return "not_grounded", fail(ungrounded, retryable=True), extra
         chosen = {k: v for k, v in args.items() if k not in tool.injected}  # the host's values are no data
-        verdict = provenance(tool.effect, tool.outward, tool.from_results, chosen, ctx)
+        verdict = provenance(tool.effect, tool.outward, tool.from_results, chosen, ctx, tool.addressees)
         if verdict not in (RUN, CONFIRM):
             return "taken_from_untrusted_data", fail(verdict, retryable=False), extra
         denied = permission_error(tool.permission, ctx)
