@@ -25,6 +25,7 @@ from agent.guards import (
     first_error,
     inject_identity,
     model_schema,
+    options,
     permission_error,
 )
 from agent.llm.tool_calls import parse_arguments
@@ -101,6 +102,7 @@ class ToolRegistry:
         self.confirm_effects = confirm_effects  # effects confirmed for every tool, beyond each tool's own
         self._tools: dict[str, FunctionTool] = {}
         self._validators: dict[str, Any] = {}
+        self._options: dict[str, dict[str, frozenset[str]]] = {}  # tool -> parameter -> its schema's values
 
     def register(self, tool: FunctionTool) -> None:
         if tool.name in self._tools:
@@ -110,10 +112,12 @@ class ToolRegistry:
             raise ValueError(f"{tool.name!r}: an addressee must be a grounded parameter")
         self._tools[tool.name] = tool
         self._validators[tool.name] = ArgumentsValidator(tool.parameters)
+        self._options[tool.name] = options(tool.parameters) if tool.trusted else {}  # else its schema is data
 
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
         self._validators.pop(name, None)
+        self._options.pop(name, None)
 
     def runs_concurrently(self, name: str) -> bool:
         """May a call of this tool run alongside the other calls of a reply? (Unknown names: yes.)"""
@@ -198,7 +202,7 @@ class ToolRegistry:
         )
         if ungrounded:
             return "not_grounded", fail(ungrounded, retryable=True), extra
-        chosen = {k: v for k, v in args.items() if k not in tool.injected}  # the host's values are no data
+        chosen = self._chosen(tool, args)
         verdict = provenance(tool.effect, tool.outward, tool.from_results, chosen, ctx, tool.addressees)
         if verdict not in (RUN, CONFIRM):
             return "taken_from_untrusted_data", fail(verdict, retryable=False), extra
@@ -215,6 +219,17 @@ class ToolRegistry:
         started = time.monotonic()
         envelope = self._run(ctx, tool, args)
         return "ran", envelope, {**extra, RAN_FOR: time.monotonic() - started}
+
+    def _chosen(self, tool: FunctionTool, args: dict[str, Any]) -> dict[str, Any]:
+        """The arguments whose provenance counts: not those the host filled in, nor a value that a trusted
+        tool's schema lists for its parameter (a permission "r" or "rw"): the model picked one of the
+        tool's own words, and finding the same word in what it read does not make it taken from there."""
+        listed = self._options[tool.name]
+        return {
+            k: v
+            for k, v in args.items()
+            if k not in tool.injected and not (type(v) in (str, int, float) and str(v) in listed.get(k, ()))
+        }
 
     @staticmethod
     def _run(ctx: ToolContext, tool: FunctionTool, args: dict[str, Any]) -> str:

@@ -212,6 +212,38 @@ def test_an_addressee_read_in_a_result_gets_nothing_but_the_persons_words(fake_l
     assert (decision, post.seen, asked) == ("not_grounded", [], [])
 
 
+class Share(Probe):
+    """A share with a person the person named: its permission is one of the schema's own values."""
+
+    name = "share"
+    parameters = {
+        "$defs": {"Permission": {"enum": ["r", "rw"], "type": "string"}},
+        "type": "object",
+        "properties": {"email": {"type": "string"}, "permission": {"$ref": "#/$defs/Permission"}},
+        "required": ["email", "permission"],
+    }
+    injected = {}
+    outward = True
+    grounded = ("email",)
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_a_value_the_tools_own_schema_lists_is_not_taken_from_what_was_read(fake_llm, tmp_path, trusted):
+    """ "r" is in the file listing the model read ("shared_with: r"), and it is one of the share's own
+    values: the model picked it among the tool's words. An untrusted server's schema is data itself."""
+    share = type("Shared", (Share,), {"trusted": trusted})()
+    agent = make_agent(
+        fake_llm, tmp_path, Channels("report.docx, shared_with: r"), share, confirm=lambda *a: True
+    )
+    args = {"email": "john@example.com", "permission": "r"}
+    fake_llm.add(
+        tool_calls(call("list_channels", {}, "c1")), tool_calls(call("share", args, "c2")), text("ok")
+    )
+    agent.send_message("Share the report with john@example.com so that he can read it")
+    decision = audit_lines(tmp_path)[-1]["decision"]
+    assert (decision, share.seen) == (("ran", [args]) if trusted else ("taken_from_untrusted_data", []))
+
+
 def test_an_addressee_must_be_grounded():
     class Loose(Post):
         name = "loose"
