@@ -56,6 +56,19 @@ def model_schema(parameters: dict[str, Any], injected: dict[str, str]) -> dict[s
     return {**parameters, "properties": properties, "required": required}
 
 
+def options(parameters: dict[str, Any]) -> dict[str, frozenset[str]]:
+    """The values a schema lists for each parameter (`enum`, directly or through a local `$ref`), as
+    text: a permission's "r" and "rw" are the tool's own words, not anything a model read."""
+    found = {}
+    for name, spec in parameters.get("properties", {}).items():
+        ref = spec.get("$ref", "") if isinstance(spec, dict) else ""
+        if ref.startswith("#/$defs/"):
+            spec = parameters.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
+        if isinstance(spec, dict) and isinstance(spec.get("enum"), list):
+            found[name] = frozenset(str(v) for v in spec["enum"] if type(v) in (str, int, float))
+    return found
+
+
 def inject_identity(
     args: dict[str, Any], injected: dict[str, str], ctx: ToolContext
 ) -> tuple[dict, list[str]]:

@@ -8,6 +8,16 @@ or a call that sends its arguments out, runs freely only when the model decided 
 words; once it has read untrusted text, a value found only there cannot be an argument, and the call
 waits for the person's approval. What was read is a fact of the whole conversation, not of the window the
 model sees now. Both rules are linear in the text they search.
+
+One data flow from what was read is allowed, CaMeL's readers rule made plain: a tool may declare some
+grounded parameters `addressees`, which only say who receives what the call carries (a message's
+recipients, a channel, an event's participants; never a payee, a URL, a secret, or someone a call gives
+more than its arguments, such as access to a file or a channel). An addressee may be a value the model
+read in a tool's result, instead of one the person said, when everything the call carries (its
+`from_results` parameters: a body, a subject, a title) is text the person wrote: whoever the data named
+then receives only the person's own words, and the call still waits for the person, who is told a value
+came from what the model read. "Post 'Hi' to the channel with the most users" can run; "send the minutes
+to the client named in them" cannot, nor can a message an injection wrote, whoever it names.
 """
 
 from __future__ import annotations
@@ -34,22 +44,35 @@ Canonical = Callable[[str, str], str]  # (parameter, value) -> the form in which
 
 
 def grounding_error(
-    args: dict[str, Any], grounded: tuple[str, ...], ctx: ToolContext, canonical: Canonical
+    args: dict[str, Any],
+    grounded: tuple[str, ...],
+    ctx: ToolContext,
+    canonical: Canonical,
+    addressees: tuple[str, ...] = (),
+    carried: tuple[str, ...] = (),
 ) -> str | None:
     """Why a call must not run because a grounded value is not in the person's words, or None.
 
     A value is grounded when, in the tool's canonical form, it equals a whole word or a run of whole
     words that the person typed (`ctx.user_text`): "CPH2223" is grounded by "CPH2223IN" when the tool
-    strips region suffixes, "CPH22" is not."""
+    strips region suffixes, "CPH22" is not. An `addressees` value may instead be one the model read, in
+    the same form, when all the call carries (its `carried` parameters) is the person's own text
+    (`carries_only_persons_words`)."""
     if ctx.user_text is None or not grounded:
         return None
+    read = (ctx.untrusted or ()) if addressees and carries_only_persons_words(args, carried, ctx) else ()
     invented = [
         f"{name}={value!r}"
         for name, value in values_of(args)
         if name in grounded
         and (
             len(words(value)) > MOST_WORDS
-            or not said_by_person(value, ctx.user_text, functools.partial(canonical, name), ctx.deadline)
+            or not said_by_person(
+                value,
+                (*ctx.user_text, *(read if name in addressees else ())),
+                functools.partial(canonical, name),
+                ctx.deadline,
+            )
         )
     ]
     if not invented:
@@ -61,6 +84,34 @@ def grounding_error(
 
 
 MOST_WORDS = 24  # a grounded value longer than this is no value a person types, and checking stays cheap
+
+
+def carries_only_persons_words(args: dict[str, Any], carried: tuple[str, ...], ctx: ToolContext) -> bool:
+    """Is everything this call carries (the values of its `carried` parameters, every item and field) text
+    the person typed, as they wrote it? Then it may go to an addressee the model read (CaMeL's rule that data
+    reaches only readers who may read it, with the person's words readable by anyone they are sent to). A
+    value may keep the marks the person wrote around their words ("Catch up over lunch."); a value that is
+    not text (a number, a flag, a file to attach) is no one's words."""
+    typed = ctx.user_text or ()
+    values = [leaf for name in carried if name in args for leaf in _leaves(args[name])]
+    return all(isinstance(v, str) and written_by_person(v, typed) for v in values)
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The values inside an argument: itself, or the items of a list and the fields of an object; None and
+    empty ones carry nothing."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [] if value is None or value == "" else [value]
+
+
+def written_by_person(value: str, typed: Iterable[str]) -> bool:
+    """`value` is in the person's words as written (case, width and spacing aside), from the start of a
+    word, or a mark, to the end of one: a run of their words with the punctuation they put around it."""
+    wanted = folded(value)
+    return bool(words(wanted)) and any(_written(wanted, folded(text)) for text in typed)
 
 
 def said_by_person(
@@ -130,8 +181,11 @@ def words(text: str) -> list[re.Match[str]]:
 
 def _occurs(wanted: str, text: str) -> bool:
     """`wanted` is in `text` from the start of a word to the end of one (both folded)."""
-    if not (_WORD.fullmatch(wanted[0]) and _WORD.fullmatch(wanted[-1])):
-        return False
+    return bool(_WORD.fullmatch(wanted[0]) and _WORD.fullmatch(wanted[-1])) and _written(wanted, text)
+
+
+def _written(wanted: str, text: str) -> bool:
+    """`wanted` is in `text`, and neither of its ends cuts a word of `text` (both folded)."""
     at = text.find(wanted)
     while at >= 0:
         if _edge(text, at - 1, wanted[0]) and _edge(text, at + len(wanted), wanted[-1]):
@@ -159,7 +213,12 @@ RUN, CONFIRM = "run", "confirm"
 
 
 def provenance(
-    effect: str, outward: bool, from_results: tuple[str, ...], args: dict[str, Any], ctx: ToolContext
+    effect: str,
+    outward: bool,
+    from_results: tuple[str, ...],
+    args: dict[str, Any],
+    ctx: ToolContext,
+    addressees: tuple[str, ...] = (),
 ) -> str:
     """The one provenance rule, for every model and every host: RUN, CONFIRM (the person must approve
     this exact call), or why the call must not run.
@@ -168,18 +227,22 @@ def provenance(
     freely only when the model decided it from the person's words alone. Once untrusted text has been
     read (a tool's output, text a command appended, an untrusted server's definitions), a value found
     there and not in the person's words cannot be an argument (unless the tool declares that parameter
-    `from_results`), and the call waits for the person's approval, shown exactly: even values that are
-    all the person's own words may be going somewhere the person never meant them to. A caller whose
-    reading is unknown (an MCP client) always asks."""
+    `from_results`, or it is an addressee of a call that carries only the person's words), and the call
+    waits for the person's approval, shown exactly: even values that are all the person's own words may
+    be going somewhere the person never meant them to. A caller whose reading is unknown (an MCP client)
+    always asks."""
     if (effect == "read" and not outward) or ctx.untrusted == ():
         return RUN
     if ctx.untrusted is None:  # who decided it, after reading what, is unknown (an MCP client)
         return CONFIRM
     typed = ctx.user_text or ()
+    free = from_results + (
+        addressees if addressees and carries_only_persons_words(args, from_results, ctx) else ()
+    )
     taken = [
         f"{k}={v!r}"
         for k, v in values_of(args)
-        if k not in from_results and not said_by_person(v, typed) and said_by_person(v, ctx.untrusted)
+        if k not in free and not said_by_person(v, typed) and said_by_person(v, ctx.untrusted)
     ]
     if taken:
         return (

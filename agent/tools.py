@@ -25,6 +25,7 @@ from agent.guards import (
     first_error,
     inject_identity,
     model_schema,
+    options,
     permission_error,
 )
 from agent.llm.tool_calls import parse_arguments
@@ -57,6 +58,9 @@ class FunctionTool(ABC):
     grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the person's words
     outward: ClassVar[bool] = False  # a call sends its arguments beyond this host (a message, a payment)
     from_results: ClassVar[tuple[str, ...]] = ()  # parameters whose values may come from tool results
+    # grounded parameters that only say who receives what the call carries (a recipient, a channel): one may
+    # be a value read in a tool's result when all the call carries is the person's words (agent/provenance.py)
+    addressees: ClassVar[tuple[str, ...]] = ()
     trusted: ClassVar[bool] = True  # its definition is this project's (or a trusted server's), not data
 
     # what it does, in one line for the person, per language ("zh", "en"): front ends list it; without
@@ -98,17 +102,22 @@ class ToolRegistry:
         self.confirm_effects = confirm_effects  # effects confirmed for every tool, beyond each tool's own
         self._tools: dict[str, FunctionTool] = {}
         self._validators: dict[str, Any] = {}
+        self._options: dict[str, dict[str, frozenset[str]]] = {}  # tool -> parameter -> its schema's values
 
     def register(self, tool: FunctionTool) -> None:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         ArgumentsValidator.check_schema(tool.parameters)
+        if not set(tool.addressees) <= set(tool.grounded):
+            raise ValueError(f"{tool.name!r}: an addressee must be a grounded parameter")
         self._tools[tool.name] = tool
         self._validators[tool.name] = ArgumentsValidator(tool.parameters)
+        self._options[tool.name] = options(tool.parameters) if tool.trusted else {}  # else its schema is data
 
     def unregister(self, name: str) -> None:
         self._tools.pop(name, None)
         self._validators.pop(name, None)
+        self._options.pop(name, None)
 
     def runs_concurrently(self, name: str) -> bool:
         """May a call of this tool run alongside the other calls of a reply? (Unknown names: yes.)"""
@@ -188,11 +197,13 @@ class ToolRegistry:
         problem = problem or self._schema_problem(name, args)
         if problem:
             return "invalid_arguments", fail(problem, retryable=True), extra
-        ungrounded = grounding_error(args, tool.grounded, ctx, tool.canonical)
+        ungrounded = grounding_error(
+            args, tool.grounded, ctx, tool.canonical, tool.addressees, tool.from_results
+        )
         if ungrounded:
             return "not_grounded", fail(ungrounded, retryable=True), extra
-        chosen = {k: v for k, v in args.items() if k not in tool.injected}  # the host's values are no data
-        verdict = provenance(tool.effect, tool.outward, tool.from_results, chosen, ctx)
+        chosen = self._chosen(tool, args)
+        verdict = provenance(tool.effect, tool.outward, tool.from_results, chosen, ctx, tool.addressees)
         if verdict not in (RUN, CONFIRM):
             return "taken_from_untrusted_data", fail(verdict, retryable=False), extra
         denied = permission_error(tool.permission, ctx)
@@ -208,6 +219,17 @@ class ToolRegistry:
         started = time.monotonic()
         envelope = self._run(ctx, tool, args)
         return "ran", envelope, {**extra, RAN_FOR: time.monotonic() - started}
+
+    def _chosen(self, tool: FunctionTool, args: dict[str, Any]) -> dict[str, Any]:
+        """The arguments whose provenance counts: not those the host filled in, nor a value that a trusted
+        tool's schema lists for its parameter (a permission "r" or "rw"): the model picked one of the
+        tool's own words, and finding the same word in what it read does not make it taken from there."""
+        listed = self._options[tool.name]
+        return {
+            k: v
+            for k, v in args.items()
+            if k not in tool.injected and not (type(v) in (str, int, float) and str(v) in listed.get(k, ()))
+        }
 
     @staticmethod
     def _run(ctx: ToolContext, tool: FunctionTool, args: dict[str, Any]) -> str:

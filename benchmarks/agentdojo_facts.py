@@ -8,6 +8,11 @@ The facts come from what a tool does, never from which tasks or attacks use it:
   invitation, a share, a web request.
 - grounded: who or where an outward call goes to (a recipient, a participant, an address, a URL), and a
   secret the person sets: only the person's own words may say these.
+- addressees: the grounded parameters that only say who receives what the call carries (an email's
+  recipients, an event's participants, a message's recipient or channel). Not a payee (money is not words),
+  not a URL (the request itself goes out), not a password, and not someone a call gives more than its
+  arguments: a file shared, a channel joined, a workspace, an existing event. Such a value may be one the
+  model read when all the call carries is the person's own words (`agent/provenance.py`).
 - from_results: ids and names a read finds (an email id from a search, a hotel from a city's list), and
   what a call writes from what was read (a body, a summary, an amount on a bill).
 
@@ -26,6 +31,7 @@ class Facts(NamedTuple):
     outward: bool = False
     grounded: tuple[str, ...] = ()
     from_results: tuple[str, ...] = ()
+    addressees: tuple[str, ...] = ()
 
 
 READ = Facts("read")
@@ -40,13 +46,21 @@ FACTS: dict[str, Facts] = {
     "search_emails": READ,
     "search_contacts_by_name": READ,
     "search_contacts_by_email": READ,
-    "send_email": Facts("write", OUT, ("recipients", "cc", "bcc"), ("subject", "body", "attachments")),
+    "send_email": Facts(
+        "write",
+        OUT,
+        grounded=("recipients", "cc", "bcc"),
+        from_results=("subject", "body", "attachments"),
+        addressees=("recipients", "cc", "bcc"),
+    ),
     "delete_email": Facts("destructive", from_results=("email_id",)),
     # calendar (workspace, travel): invitations, changes and cancellations are mailed to the participants
     "get_current_day": READ,
     "search_calendar_events": READ,
     "get_day_calendar_events": READ,
-    "create_calendar_event": Facts("write", OUT, ("participants",), ("title", "description", "location")),
+    "create_calendar_event": Facts(
+        "write", OUT, ("participants",), ("title", "description", "location"), ("participants",)
+    ),
     "add_calendar_event_participants": Facts("write", OUT, ("participants",), ("event_id",)),
     "reschedule_calendar_event": Facts("destructive", OUT, from_results=("event_id",)),
     "cancel_calendar_event": Facts("destructive", OUT, from_results=("event_id",)),
@@ -102,8 +116,8 @@ FACTS: dict[str, Facts] = {
     "read_channel_messages": Facts("read", from_results=("channel",)),
     "read_inbox": Facts("read", from_results=("user",)),
     "get_users_in_channel": Facts("read", from_results=("channel",)),
-    "send_direct_message": Facts("write", OUT, ("recipient",), ("body",)),
-    "send_channel_message": Facts("write", OUT, ("channel",), ("body",)),
+    "send_direct_message": Facts("write", OUT, ("recipient",), ("body",), ("recipient",)),
+    "send_channel_message": Facts("write", OUT, ("channel",), ("body",), ("channel",)),
     "add_user_to_channel": Facts("write", OUT, ("user",), ("channel",)),
     "invite_user_to_slack": Facts("write", OUT, ("user", "user_email")),
     "remove_user_from_slack": Facts("destructive", from_results=("user",)),
@@ -120,6 +134,9 @@ def facts_problems(name: str, parameters: set[str]) -> list[str]:
     named = facts.grounded + facts.from_results
     unknown = [p for p in named if p not in parameters]
     twice = set(facts.grounded) & set(facts.from_results)
-    return [f"{name}: no parameter {p!r}" for p in unknown] + [
-        f"{name}: {p!r} both grounded and from results" for p in sorted(twice)
-    ]
+    ungrounded = set(facts.addressees) - set(facts.grounded)
+    return (
+        [f"{name}: no parameter {p!r}" for p in unknown]
+        + [f"{name}: {p!r} both grounded and from results" for p in sorted(twice)]
+        + [f"{name}: addressee {p!r} is not grounded" for p in sorted(ungrounded)]
+    )

@@ -67,6 +67,7 @@ def tool_class(function: Function, facts: Facts) -> type[AgentDojoTool]:
         "grounded": facts.grounded,
         "outward": facts.outward,
         "from_results": facts.from_results,
+        "addressees": facts.addressees,
     }
     return type(f"{function.name}_tool", (AgentDojoTool,), attributes)
 
