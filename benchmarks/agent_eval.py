@@ -1,7 +1,9 @@
-"""`make eval`: the agent evaluation, in three parts. The tuned part (`benchmarks/eval_cases.py`) was written
-while the demo model's policies were tuned; the held-out part (`benchmarks/eval_heldout.py`) and the held-out
+"""`make eval`: the agent evaluation, in five parts. The tuned part (`benchmarks/eval_cases.py`) was written
+while the demo model's policies were tuned; the held-out part (`benchmarks/eval_heldout.py`), the held-out
 chat part (`benchmarks/eval_chat_heldout.py`: small talk, what it can do, market-name changes, each answer in
-the person's language) were written before they changed for them and are never edited. Each prompt runs
+the person's language) and the held-out remarks (`benchmarks/eval_remarks_heldout.py`, and `_2`, written by
+someone who had not seen the code: remarks that share words with a tool, terse requests) were written before
+they changed for them and are never edited. Each prompt runs
 through `main.py -m` against a fresh, seeded database, and is scored by the database's final state, the tools
 that ran (from the audit log), whether every argument of every call was in the person's words, and the
 answer's truth.
@@ -156,7 +158,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--control", action="store_true", help="run the scripted ideal model instead")
     parser.add_argument("--main", type=Path, default=ROOT / "main.py", help="the main.py to run")
-    parser.add_argument("--part", choices=["tuned", "held-out", "chat held-out"], help="run one part only")
+    parser.add_argument(
+        "--part",
+        choices=["tuned", "held-out", "chat held-out", "remarks held-out", "remarks held-out 2"],
+        help="run one part only",
+    )
     args = parser.parse_args()
     specs = [s for s in all_specs() if args.part in (None, s.part)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "ADD_MODEL_URL"))}

@@ -1,18 +1,25 @@
 """The evaluation's prompts as one kind of spec, whichever part they come from: the tuned cases
-(`eval_cases.py`, dataclasses), the held-out prompts (`eval_heldout.py`) and the held-out chat prompts
-(`eval_chat_heldout.py`), both plain data read as their docstrings say."""
+(`eval_cases.py`, dataclasses), the held-out prompts (`eval_heldout.py`), the held-out chat prompts
+(`eval_chat_heldout.py`) and the held-out remarks (`eval_remarks_heldout.py`, `eval_remarks_heldout_2.py`),
+plain data read as their docstrings say."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks import eval_cases, eval_chat_heldout, eval_heldout
+from benchmarks import (
+    eval_cases,
+    eval_chat_heldout,
+    eval_heldout,
+    eval_remarks_heldout,
+    eval_remarks_heldout_2,
+)
 
 
 @dataclass(frozen=True)
 class Spec:
-    part: str  # "tuned", "held-out" or "chat held-out"
+    part: str  # "tuned", "held-out", "chat held-out", "remarks held-out" or "remarks held-out 2"
     kind: str
     text: str
     tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
@@ -61,6 +68,16 @@ def chat_held_out() -> list[Spec]:
     ]
 
 
+def remarks_held_out() -> list[Spec]:
+    seed = eval_remarks_heldout.SEED
+    return [from_case("remarks held-out", case, seed) for case in eval_remarks_heldout.REMARKS_HELD_OUT]
+
+
+def remarks_held_out_2() -> list[Spec]:
+    seed = eval_remarks_heldout_2.SEED
+    return [from_case("remarks held-out 2", case, seed) for case in eval_remarks_heldout_2.REMARKS_HELD_OUT_2]
+
+
 def from_case(part: str, case: dict, seed: tuple) -> Spec:
     """A held-out part's case, as the scorer reads it (the keys a case leaves out keep their defaults)."""
     return Spec(
@@ -81,4 +98,4 @@ def from_case(part: str, case: dict, seed: tuple) -> Spec:
 
 
 def all_specs() -> list[Spec]:
-    return [*tuned(), *held_out(), *chat_held_out()]
+    return [*tuned(), *held_out(), *chat_held_out(), *remarks_held_out(), *remarks_held_out_2()]

@@ -77,6 +77,13 @@ ASKS_FOR = re.compile(
     r"recommend|suggest|teach|help)\b",
     _EN,
 )
+REMARK = re.compile(  # how the person finds things: judgements, feelings, the weather, their own day
+    r"不错|很好|真好|挺好|好棒|真棒|真快|太快|真慢|开心|高兴|难过|伤心|累了|好累|喜欢|讨厌|无聊|心情|天气|生日|"
+    r"旧了|新的|漂亮|可爱|"
+    r"\b(?:lovely|nice|great|beautiful|awful|terrible|fun|boring|tired|happy|sad|glad|love|like|hate|"
+    r"weather|sunny|rainy|birthday|flies|old|mood|feel|feeling)\b",
+    _EN,
+)
 _WORDLESS = re.compile(r"[\s\W_]+")
 
 _CODE_GROUP = r"[A-Za-z0-9]+"
@@ -112,6 +119,12 @@ def asks_identity(text: str) -> bool:
 def asks_or_requests(text: str) -> bool:
     """Is it a question or a request (something to answer), rather than a remark?"""
     return bool(ASKS_HOW_THINGS_ARE.search(text) or REQUEST.search(text) or ASKS_FOR.search(text))
+
+
+def remarks(text: str) -> bool:
+    """Is it a remark, how the person finds things ("今天天气不错", "time flies"), and no question or
+    request?"""
+    return bool(REMARK.search(text)) and not asks_or_requests(text)
 
 
 def removes(text: str) -> bool:

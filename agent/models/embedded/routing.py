@@ -8,7 +8,9 @@ among those, the one whose description and worked examples (`facts.py`) share th
 request and that takes the most values from it. The demo host never removes anything: a delete is told
 it cannot. No tool fits: a question or request is one the demo cannot answer ("offtopic"), a remark is
 chat. A value a tool needs is missing: the host asks for it. Several codes give several calls, up to
-the per-reply cap.
+the per-reply cap. A remark (how the person finds things: the weather, a mood, their day; no question,
+no request) calls a tool only when it gives a value the tool takes, never for a word it shares with one
+("今天天气不错" is no question for the clock).
 """
 
 from __future__ import annotations
@@ -76,10 +78,13 @@ class Router:
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
         ranked = sorted(fitting, key=lambda t: -self._fit(t, text, fitting))
+        remark = reading.remarks(text)
         for tool in ranked:
             values = values_for(tool, text)
             if self._fit(tool, text, fitting) <= 0:
                 break
+            if remark and not any(values.values()):
+                continue  # "今天天气不错" shares a word with the clock and asks nothing of it
             missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
