@@ -102,7 +102,7 @@ def test_a_question_is_never_offered_a_write_and_a_delete_never_an_add(router):
 
 
 def test_a_remark_that_shares_a_word_with_a_tool_calls_none_unless_it_gives_a_value(router):
-    assert router.plan("天气真好，今天适合出门").kind == "chat"  # "今天" is the clock's word, nothing is asked
+    assert router.plan("天气真好，今天适合出门").kind == "chat"  # "今天" is the clock's word; nothing asked
     assert router.plan("I love a quiet day").kind == "chat"
     assert router.plan("好开心，CPH2437 在库里").tool == "query_device_model"  # a remark that gives a value
     assert router.plan("date today").tool == "current_time"  # terse, no remark: a request
