@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 from agent import tracing
 from agent.audit import AuditLog, redact_text
+from agent.grounding import grounding_error
 from agent.guards import (
     ArgumentsValidator,
     cap_envelope,
@@ -29,7 +30,7 @@ from agent.guards import (
     permission_error,
 )
 from agent.llm.tool_calls import parse_arguments
-from agent.provenance import CONFIRM, RUN, grounding_error, provenance
+from agent.provenance import CONFIRM, RUN, provenance
 from agent.types import AwaitingApproval, ToolContext, ToolError, fail, ok
 
 # (tool name, exact arguments, the call's context) -> did the person agree? The context says whether the

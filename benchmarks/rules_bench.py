@@ -8,8 +8,9 @@ import json
 import time
 import tracemalloc
 
+from agent.grounding import grounding_error
 from agent.memory import typed_by_person
-from agent.provenance import from_untrusted, grounding_error, provenance, untrusted_texts
+from agent.provenance import from_untrusted, provenance, untrusted_texts
 from agent.serve.history import from_client
 from agent.types import ToolContext
 from tools.model_tool import AddModelTool

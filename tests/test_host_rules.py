@@ -10,9 +10,9 @@ import pytest
 
 from agent.agent import ChatAgent, TurnPolicy
 from agent.audit import AuditLog
+from agent.grounding import grounding_error
 from agent.guards import Limits, envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
-from agent.provenance import grounding_error
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import DeadlineError, MaxRoundsError, TokenBudgetError, ToolContext
 from tests.fake_llm import Reply, call, completion, text, tool_calls

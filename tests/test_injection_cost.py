@@ -10,8 +10,9 @@ import tracemalloc
 
 import pytest
 
+from agent.grounding import MOST_WORDS, grounding_error, said_by_person
 from agent.guards import ArgumentsValidator, first_error
-from agent.provenance import CONFIRM, MOST_WORDS, grounding_error, provenance, said_by_person
+from agent.provenance import CONFIRM, provenance
 from agent.serve.errors import RequestError
 from agent.serve.history import from_client
 from agent.types import ToolContext

@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from agent.grounding import folded
 from agent.guards import safe
-from agent.provenance import folded
 from agent.types import AwaitingApproval, ToolContext
 
 APPROVAL_SECONDS = 600.0

@@ -21,11 +21,11 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from agent.grounding import said_by_person
 from agent.llm.tool_calls import split_calls
 from agent.memory import this_turn, typed_by_person
 from agent.models.embedded.reading import language
 from agent.models.embedded.routing import Plan, Router
-from agent.provenance import said_by_person
 from agent.types import ApiFunctionCall, ApiToolCall
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
