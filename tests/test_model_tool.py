@@ -188,6 +188,12 @@ def test_each_tool_says_its_result_in_its_own_words_in_the_users_language(device
     assert said("update_market_name", {"model": "V2145", "marketNameEn": "vivo Y02"}, "zh", "c7") == (
         "已更新机型 V2145 的营销名（营销名：vivo，英文营销名：vivo Y02）。"
     )
+    assert said("query_device_model", {"keyword": "V2145"}, "en") == (  # a list names both, its own first
+        "The database has 1 model(s) matching V2145: V2145 (vivo Y02 / vivo)."
+    )
+    assert said("query_device_model", {"keyword": "V2147"}, "zh") == (
+        "数据库里有 1 个匹配 V2147 的机型：V2147 (vivo Y3)。"
+    )
     assert said("update_market_name", {"model": "V9999", "marketName": "x"}, "zh", "c6") == (
         "update_market_name 没有完成：数据库里没有机型 V9999。"
     )
@@ -200,5 +206,8 @@ def test_each_tool_says_its_result_in_its_own_words_in_the_users_language(device
         said("current_time", {"timezone": "Asia/Shanghai"}, "en"),
     )
     assert said("delete_device_model", {"model": "V2145"}, "en") == (
-        "delete_device_model failed: the person refused to run 'delete_device_model'; do not retry it"
+        "delete_device_model was not done: you did not approve it, so it was not run."
+    )
+    assert said("update_market_name", {"model": "V9999", "marketNameEn": "x"}, "en", "c9") == (
+        "update_market_name was not done: no model V9999 is in the database."
     )

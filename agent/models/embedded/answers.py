@@ -34,7 +34,7 @@ WHAT = {"destructive": {"zh": "删除", "en": "delete"}, "write": {"zh": "写入
 CONFIRM = {"zh": "每次删除前都会请你确认。", "en": "and it will ask you to confirm each time first."}
 CAN = {"zh": "我可以：", "en": "I can:"}
 DEMO = {
-    "zh": "这个教程智能体的内置演示模型 SmolLM2-135M（1.35 亿参数）",
+    "zh": "这个教程智能体的内置演示模型 SmolLM2-135M（1.35亿参数）",
     "en": "the tutorial agent's embedded demo model, SmolLM2-135M (135 million parameters)",
 }
 SAYS = {
@@ -49,8 +49,8 @@ SAYS = {
         "en": "You're welcome! Just ask if you need anything else.",
     },
     "identity": {
-        "zh": "我是" + DEMO["zh"] + "。它不是真正的大模型：由宿主按你的原话安排工具调用。",
-        "en": "I'm " + DEMO["en"] + ". It is no real LLM: the host plans its tool calls from your own words.",
+        "zh": "我是" + DEMO["zh"] + "。我不是真正的大模型：由宿主按你的原话安排工具调用。",
+        "en": "I'm " + DEMO["en"] + ". I'm no real LLM: the host plans my tool calls from your own words.",
     },
     "remark": {
         "zh": "收到。内置演示模型不会闲聊；要自由对话，请设置 " + REAL_MODEL + "（见 README）。",
@@ -128,9 +128,8 @@ def statement(tool: FunctionTool | None, call: dict[str, Any], envelope: dict[st
     """One call's result as a sentence: the template of the tool's facts when it has one, else plainly."""
     name = call.get("name") or "?"
     if not envelope["ok"]:
-        return f"{name} 没有完成：{_failure(envelope['error'], 'zh')}" if lang == "zh" else (
-            f"{name} failed: {envelope['error']}"
-        )  # fmt: skip
+        failure = _failure(envelope["error"], lang)
+        return f"{name} 没有完成：{failure}" if lang == "zh" else f"{name} was not done: {failure}"
     data = envelope["data"]
     args, _ = parse_arguments(call.get("args"))
     fields = person_facing({**args, **data} if isinstance(data, dict) else {**args, "result": data}, lang)
@@ -142,16 +141,23 @@ def statement(tool: FunctionTool | None, call: dict[str, Any], envelope: dict[st
     return f"{name}：{said}" if lang == "zh" else f"{name}: {said}"
 
 
-FAILURES_ZH = [  # the tools' own failures (model-facing, in English) as a Chinese answer says them
-    (r"the person refused to run .*", "你没有同意，所以没有执行。"),
-    (r"the device service refused \(HTTP 404\).*no model '([^']+)'.*", r"数据库里没有机型 \1。"),
-    (r"the device service refused \(HTTP (\d+)\)", r"机型服务拒绝了这个请求（HTTP \1）"),
-    (r"the device service at .* is unreachable", "机型服务连不上"),
-]
+NO_SUCH_MODEL = r"the device service refused \(HTTP 404\).*no model '([^']+)'.*"
+FAILURES = {  # the tools' own failures (model-facing, in English) as the person reads them
+    "zh": [
+        (r"the person refused to run .*", "你没有同意，所以没有执行。"),
+        (NO_SUCH_MODEL, r"数据库里没有机型 \1。"),
+        (r"the device service refused \(HTTP (\d+)\)", r"机型服务拒绝了这个请求（HTTP \1）"),
+        (r"the device service at .* is unreachable", "机型服务连不上"),
+    ],
+    "en": [
+        (r"the person refused to run .*", "you did not approve it, so it was not run."),
+        (NO_SUCH_MODEL, r"no model \1 is in the database."),
+    ],
+}
 
 
 def _failure(error: str, lang: str) -> str:
-    for pattern, said in FAILURES_ZH:
+    for pattern, said in FAILURES[lang]:
         if re.match(pattern, error):
             return re.sub(pattern, said, error, count=1)
     return error

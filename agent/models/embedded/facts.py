@@ -33,7 +33,7 @@ class Facts(NamedTuple):
 
 
 NONE = Facts()
-ROW = "{model} ({marketName})"
+ROW = "{model} ({names})"  # a row's names as `person_facing` puts them for the person's language
 UNSET = (
     "未定",
     "待定",
@@ -180,7 +180,24 @@ def person_facing(fields: dict[str, Any], lang: str) -> dict[str, Any]:
         shown["weekday"] = WEEKDAYS[fields["weekday"]]
     if "marketName" in fields or "marketNameEn" in fields:
         shown["names"] = _names(shown, lang)
+    for key, value in shown.items():  # a list of rows: each row's names, the person's language first
+        if isinstance(value, list):
+            shown[key] = [{**row, "names": _row_names(row, lang)} if _is_row(row) else row for row in value]
     return shown
+
+
+def _is_row(item: Any) -> bool:
+    return isinstance(item, dict) and ("marketName" in item or "marketNameEn" in item)
+
+
+def _row_names(row: dict[str, Any], lang: str) -> str:
+    """A stored model's names in a list: the one in the person's language first, the other after it, or
+    that it has none yet."""
+    none_yet = PLACEHOLDERS["营销名未解密"].get(lang, "营销名未解密")
+    zh = row.get("marketName") if row.get("marketName") not in (None, "", none_yet) else None
+    en = row.get("marketNameEn") or None
+    names = [name for name in ((zh, en) if lang == "zh" else (en, zh)) if name]
+    return " / ".join(names) or none_yet
 
 
 def _names(shown: dict[str, Any], lang: str) -> str:
