@@ -19,7 +19,7 @@ from agent.config import Settings
 from agent.guards import DEFAULT_LIMITS, Limits
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.tool_selection import Selector, ToolSelector
-from agent.tools import Effect, ToolRegistry
+from agent.tools import Effect, FunctionTool, ToolRegistry
 
 ALL_EFFECTS: frozenset[Effect] = frozenset({"read", "write", "destructive"})
 
@@ -46,6 +46,7 @@ class ModelChoice:
     limits: Limits = DEFAULT_LIMITS  # rounds, calls, deadline and tokens of one turn
     plugin: Callable[[ToolRegistry], TurnParts] | None = None  # a model's own policies over the registry
     notice: str = ""  # told to the person at start-up
+    runs: Callable[[FunctionTool], bool] = lambda tool: True  # the registered tools it runs (said to people)
 
     def parts_for(self, registry: ToolRegistry) -> TurnParts:
         """The chat model, selector and answerer that drive the loop over `registry`'s tools."""

@@ -79,7 +79,8 @@ async def about(request: Request, user: Annotated[str, Depends(signed_in)]) -> d
     """For the page's empty state: a line per tool in each language, and the model's notice (set when
     no LLM is configured and the embedded demo model answers), each in each language."""
     host = service(request).host
-    tools = [tool for tool in host.registry.tools() if tool.name != "search_tools"]
+    runs = host.model.runs if host.model else lambda tool: True  # the demo model runs no removal
+    tools = [tool for tool in host.registry.tools() if tool.name != "search_tools" and runs(tool)]
     notice = host.model.notice if host.model else ""
     return {
         "tools": [{"name": t.name, "summary": {lang: summary(t, lang) for lang in LANGUAGES}} for t in tools],

@@ -23,7 +23,7 @@ from agent.guards import Limits
 from agent.models.choice import ModelChoice, TurnParts, make_llm
 from agent.models.embedded.answers import SAYS, Answerer, capabilities
 from agent.models.embedded.chat_model import DemoChatModel
-from agent.models.embedded.routing import Router
+from agent.models.embedded.routing import Router, offered
 from agent.models.embedded.runtime import LocalModelServer
 from agent.tools import Effect, ToolRegistry
 
@@ -31,7 +31,7 @@ WRITES: frozenset[Effect] = frozenset({"write"})
 SLOW_CPU_SECONDS = 600.0  # a model on a busy CPU is slow, not broken: a turn may take this long
 LIMITS = Limits(deadline_seconds=SLOW_CPU_SECONDS)
 DEMO_NOTICE = (
-    "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35 亿参数）。它读不懂请求，由宿主按你的原话安排工具调用，"
+    "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35亿参数）。它读不懂请求，由宿主按你的原话安排工具调用，"
     "写入前会请你确认，不能删除；要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
     "No LLM configured: using the embedded 135M demo model; the host plans its tool calls from your "
     "own words (see README). Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for a real one."
@@ -56,6 +56,7 @@ def embedded_choice(settings: Settings, stack: ExitStack) -> ModelChoice:
         limits=LIMITS,
         plugin=demo_plugin(llm),
         notice=DEMO_NOTICE,
+        runs=offered,
     )
 
 
