@@ -25,7 +25,7 @@ from agent.config import Settings, installed, missing_extra
 from agent.guards import safe
 from agent.host import Front, build_host
 from agent.llm.transport import bypass_proxy_for_loopback
-from agent.provenance import from_untrusted
+from agent.provenance import values_read
 from agent.tools import FunctionTool
 from agent.types import AgentError, ConfigError
 from tools import default_tools
@@ -52,7 +52,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
     ui = make_console(args, settings)
     front = Front(
         confirm=lambda name, arguments, ctx: ui.ask(
-            f"{name}({_json(arguments)})", from_untrusted(arguments, ctx)
+            f"{name}({_json(arguments)})", values_read(arguments, ctx)
         ),
         elicit=ui.elicit,  # questions of MCP servers
         open_url=ui.open_url,  # their sign-in pages
@@ -78,7 +78,10 @@ def make_console(args: argparse.Namespace, settings: Settings) -> Console:
         from agent.chat.terminal import RichConsole
 
         return RichConsole(language(args.lang), settings.audit_log.parent / "history.txt")
-    return PlainConsole(sys.stderr if args.message else sys.stdout, yes=args.yes)
+    plain = PlainConsole(sys.stderr if args.message else sys.stdout, yes=args.yes, lang=language(args.lang))
+    if args.message is not None:
+        plain.hear(args.message)
+    return plain
 
 
 def resume(session: Session, name: str, settings: Settings) -> None:

@@ -33,6 +33,7 @@ BY_HOST = "written_by_host"  # the key marking a tool message the host wrote (a 
 CLAIMED = "claimed_by_client"  # the key marking an assistant message a client sent: its claim, no record
 
 RUN, CONFIRM = "run", "confirm"
+ECHOED, TAKEN = "echoed", "taken"  # values found in what the model read: the person said them too, or not
 
 
 def provenance(
@@ -75,13 +76,18 @@ def provenance(
     return CONFIRM
 
 
-def from_untrusted(args: dict[str, Any], ctx: ToolContext) -> bool:
-    """Did a value of this call come from untrusted text: is one found in what the model had read (the
-    host's own identity aside), or is what it read unknown? Then the person is told so when asked."""
+def values_read(args: dict[str, Any], ctx: ToolContext) -> str | None:
+    """How this call's values stand with what the model had read (the host's own identity aside): None
+    (none of them is in it), ECHOED (each one found there the person said too), or TAKEN (one is found
+    only there, or what was read is unknown). A person asked is told only of TAKEN; --yes, which cannot
+    tell whether the read text steered the call, approves neither."""
     if ctx.untrusted is None:
-        return True
-    values = [v for _, v in values_of(args) if v != ctx.user_id]
-    return any(said_by_person(v, ctx.untrusted) for v in values)
+        return TAKEN
+    read = [v for _, v in values_of(args) if v != ctx.user_id and said_by_person(v, ctx.untrusted)]
+    if not read:
+        return None
+    typed = ctx.user_text or ()
+    return ECHOED if all(said_by_person(v, typed) for v in read) else TAKEN
 
 
 def untrusted_texts(messages: Iterable[BaseMessage], definitions: Iterable[str] = ()) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ import tracemalloc
 
 from agent.grounding import grounding_error
 from agent.memory import typed_by_person
-from agent.provenance import from_untrusted, provenance, untrusted_texts
+from agent.provenance import provenance, untrusted_texts, values_read
 from agent.serve.history import from_client
 from agent.types import ToolContext
 from tools.model_tool import AddModelTool
@@ -54,7 +54,7 @@ def check(messages: list[dict]) -> None:
     ):
         grounding_error(args, tool.grounded, ctx, tool.canonical)
         provenance("write", False, (), args, ctx)
-        from_untrusted(args, ctx)
+        values_read(args, ctx)
 
 
 def measure(size: int) -> tuple[float, float]:

@@ -13,6 +13,7 @@ from agent.audit import AuditLog
 from agent.grounding import grounding_error
 from agent.guards import Limits, envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
+from agent.provenance import ECHOED, TAKEN, values_read
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import DeadlineError, MaxRoundsError, TokenBudgetError, ToolContext
 from tests.fake_llm import Reply, call, completion, text, tool_calls
@@ -251,6 +252,24 @@ def test_an_addressee_must_be_grounded():
 
     with pytest.raises(ValueError, match="addressee"):
         ToolRegistry().register(Loose())
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ({"model": "RMX3085"}, None),  # nothing of it was read
+        ({"model": "CPH2223", "marketNameEn": "OPPO Reno10"}, ECHOED),  # read, but the person said it too
+        ({"model": "CPH2437"}, TAKEN),  # found only in what was read
+    ],
+)
+def test_the_person_is_told_of_untrusted_text_only_for_a_value_taken_from_it(args, said):
+    """The chat's notice ("decided after reading untrusted text") is for a value that came from what the
+    model read, never for the person's own request; --yes refuses both kinds (console.py)."""
+    typed = ("Change the market name of CPH2223 to OPPO Reno10, and add RMX3085",)
+    read = ('{"items": [{"model": "CPH2223"}, {"model": "CPH2437"}]}',)
+    ctx = ToolContext("alice", user_text=typed, untrusted=read)
+    assert values_read({**args, "createdBy": "alice"}, ctx) == said
+    assert values_read(args, ToolContext("alice", user_text=typed, untrusted=None)) == TAKEN  # unknown
 
 
 def test_add_model_records_the_host_user_not_the_models(fake_llm, tmp_path, device_service):

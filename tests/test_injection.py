@@ -64,7 +64,7 @@ class Attentive:
 class Screen(PlainConsole):
     """What the person sees, captured; they say yes to new tools and to sending a prompt they picked."""
 
-    def ask(self, what: str, after_untrusted: bool = False) -> bool:
+    def ask(self, what: str, untrusted: str | None = None) -> bool:
         return True
 
 

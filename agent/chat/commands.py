@@ -15,6 +15,7 @@ from agent.agent import ChatAgent
 from agent.chat.console import Console
 from agent.chat.sessions import SessionStore
 from agent.guards import safe
+from agent.provenance import TAKEN
 from agent.types import AgentError, UsageError
 
 if TYPE_CHECKING:  # the mcp SDK loads only when MCP servers are configured
@@ -64,7 +65,7 @@ class Session:
 
     def _approve(self, server: str, offered: list[str]) -> bool:
         """The person's yes to a server's new or changed tools: its words, never approved by --yes."""
-        return self.ui.ask(f"MCP server {server!r} offers {offered}", after_untrusted=True)
+        return self.ui.ask(f"MCP server {server!r} offers {offered}", untrusted=TAKEN)
 
     def save(self) -> None:
         if self.store is not None:

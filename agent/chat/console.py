@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.guards import HOST_MARK, safe
+from agent.provenance import TAKEN
 
 if TYPE_CHECKING:  # the mcp SDK loads only when MCP servers are configured
     from agent.mcp.elicitation import Answer
@@ -29,6 +30,7 @@ MESSAGES = {
         "untrusted": "注意：这个调用是模型读了不可信的内容（工具结果、资源等）之后决定的，未必是你要的。",
         "ok": "成功",
         "failed": "失败",
+        "calls": "调用工具",
     },
     "en": {
         "banner": "🤖 Chat Agent (Tool Use Enabled) — /help for commands, Ctrl-D to leave",
@@ -42,6 +44,7 @@ MESSAGES = {
         "resources); it may not be what you asked for.",
         "ok": "ok",
         "failed": "failed",
+        "calls": "calling",
     },
 }
 
@@ -57,9 +60,10 @@ class Console(Protocol):
 
     def say(self, text: str) -> None: ...
 
-    def ask(self, what: str, after_untrusted: bool = False) -> bool:
-        """The person's yes or no to `what` (a call to confirm, new MCP tools to allow); `after_untrusted`:
-        the model decided it after reading untrusted text, so it may not be what the person asked for."""
+    def ask(self, what: str, untrusted: str | None = None) -> bool:
+        """The person's yes or no to `what` (a call to confirm, new MCP tools to allow); `untrusted`: how
+        its values stand with the untrusted text the model had read (provenance.values_read): TAKEN, one
+        came from there, so it may not be what the person asked for; ECHOED, the person said them too."""
         ...
 
     def elicit(self, server: str, request: Any) -> Answer:
@@ -124,15 +128,20 @@ class Words:
 
 
 class PlainConsole:
-    """Pipes and `-m`: plain lines, no colours; confirmations only with --yes."""
-
-    words = MESSAGES["en"]
+    """Pipes and `-m`: plain lines, no colours, its words in the person's language (`lang`, else that of
+    their last message); confirmations only with --yes."""
 
     open_url = None  # nobody to sign in: a server that needs authorization is reported and skipped
 
-    def __init__(self, out: Any, yes: bool) -> None:
+    def __init__(self, out: Any, yes: bool, lang: str | None = None) -> None:
         self.out, self.yes = out, yes
+        self.language = Words(lang)
+        self.words = self.language.words
         self.refused: list[str] = []  # what was refused for want of --yes (`-m` then fails, saying so)
+
+    def hear(self, line: str) -> None:
+        """The person said `line`: the words that follow are in its language (unless one was chosen)."""
+        self.words = self.language.heard(line)
 
     def elicit(self, server: str, request: Any) -> Answer:
         """A server's question is declined: nobody is here to answer it, and --yes speaks for the person
@@ -141,14 +150,17 @@ class PlainConsole:
         return "decline", None
 
     def read(self) -> str:
-        return input("")
+        line = input("")
+        self.hear(line)
+        return line
 
     def say(self, text: str) -> None:
         print(safe(text), file=self.out, flush=True)
 
-    def ask(self, what: str, after_untrusted: bool = False) -> bool:
-        """--yes approves what the person asked for; never a call decided after reading untrusted text."""
-        if after_untrusted:
+    def ask(self, what: str, untrusted: str | None = None) -> bool:
+        """--yes approves what the person asked for; never a call decided after reading untrusted text
+        that holds one of its values (even one the person said too: the text may have steered the call)."""
+        if untrusted:
             self._host_says(what, "refused (decided after reading untrusted text; approve it in the chat)")
             return False
         verdict = "approved by --yes" if self.yes else "refused (needs confirmation; use --yes)"
@@ -167,7 +179,7 @@ class PlainConsole:
 
     def on_tool(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
         args = call["args"] if isinstance(call["args"], str) else json.dumps(call["args"], ensure_ascii=False)
-        self.say(f"  → 调用工具 {call['name']}({args})")
+        self.say(f"  → {self.words['calls']} {call['name']}({args})")
         self.say(f"  ← {envelope[:300]}")
 
     def end_turn_quietly(self) -> None:
@@ -186,17 +198,15 @@ class PlainTerminal(PlainConsole):
     """A terminal without the [chat] extra: plain lines, and the person's own yes or no to each call."""
 
     def __init__(self, lang: str | None) -> None:
-        super().__init__(sys.stdout, yes=False)
-        self.language = Words(lang)
-        self.words = self.language.words
+        super().__init__(sys.stdout, yes=False, lang=lang)
 
     def read(self) -> str:
         line = input(f"{self.words['you']}: ")
-        self.words = self.language.heard(line)
+        self.hear(line)
         return line
 
-    def ask(self, what: str, after_untrusted: bool = False) -> bool:
-        if after_untrusted:
+    def ask(self, what: str, untrusted: str | None = None) -> bool:
+        if untrusted == TAKEN:
             self.say(f"  {self.words['untrusted']}")
         question = f"  {HOST_MARK} [{self.words['host']}] {safe(what)} — {self.words['allow']}? [y/N] "
         try:

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from agent.chat.console import Words
 from agent.guards import HOST_MARK, safe
+from agent.provenance import TAKEN
 
 if TYPE_CHECKING:
     from agent.mcp.elicitation import Answer
@@ -49,11 +50,11 @@ class RichConsole:
     def say(self, text: str) -> None:
         self.console.print(Text(safe(text)))
 
-    def ask(self, what: str, after_untrusted: bool = False) -> bool:
+    def ask(self, what: str, untrusted: str | None = None) -> bool:
         """The host's own question, marked as the host's: a server's text never reaches this line."""
         with self._asking:
             self._stop()
-            if after_untrusted:
+            if untrusted == TAKEN:
                 self.console.print(Text(f"  {self.words['untrusted']}", style="yellow"))
             try:
                 answer = self._prompt.prompt(
