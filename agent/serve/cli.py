@@ -21,9 +21,15 @@ from agent.types import ConfigError, UsageError
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python main.py", description="The agent over HTTP, and its keys.")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("serve", help="serve the agent: /v1/chat/completions, /v1/models, /agui")
-    run.add_argument("--host", default="127.0.0.1")
-    run.add_argument("--port", type=int, default=8080)
+    run = commands.add_parser(
+        "serve",
+        help="serve the agent: /v1/chat/completions, /v1/models, /agui",
+        description="Serve the agent over HTTP: the chat page at /, /v1/chat/completions, /v1/models and "
+        "/agui. Every request but the page's files needs an API key: make one with "
+        "'python main.py keys add NAME'.",
+    )
+    run.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    run.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
     run.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     keys = commands.add_parser("keys", help="API keys: add NAME, list, revoke NAME")
     keys.add_argument("action", choices=["add", "list", "revoke"])
