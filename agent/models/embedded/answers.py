@@ -24,8 +24,10 @@ from agent.models.embedded.routing import Plan, Router, offered
 from agent.tools import FunctionTool, ToolRegistry
 
 REAL_MODEL = "LLM_BASE_URL, LLM_API_KEY, LLM_MODEL"
+REAL_MODEL_ZH = "LLM_BASE_URL、LLM_API_KEY、LLM_MODEL"  # as the start-up notice lists them
 CANNOT = {
-    "zh": "这个内置演示模型不能{what}：它拿不到这样的工具。要{what}，请配置一个真实模型（设置 " + REAL_MODEL
+    "zh": "这个内置演示模型不能{what}：它拿不到这样的工具。要{what}，请配置一个真实模型（设置 "
+    + REAL_MODEL_ZH
     + "，见 README），{confirm}",
     "en": "The embedded demo model cannot {what}: it is not given such a tool. To {what}, configure a real "
     "model (set " + REAL_MODEL + "; see the README), {confirm}",
@@ -53,12 +55,12 @@ SAYS = {
         "en": "I'm " + DEMO["en"] + ". I'm no real LLM: the host plans my tool calls from your own words.",
     },
     "remark": {
-        "zh": "收到。内置演示模型不会闲聊；要自由对话，请设置 " + REAL_MODEL + "（见 README）。",
+        "zh": "收到。内置演示模型不会闲聊；要自由对话，请设置 " + REAL_MODEL_ZH + "（见 README）。",
         "en": "Noted. The demo model can't chat; for a real conversation set " + REAL_MODEL + " (see the "
         "README).",
     },
     "offtopic": {
-        "zh": "这个问题内置演示模型回答不了；要用真实模型，请设置 " + REAL_MODEL + "（见 README）。",
+        "zh": "这个问题内置演示模型回答不了；要用真实模型，请设置 " + REAL_MODEL_ZH + "（见 README）。",
         "en": "I can't answer that with the demo model; set " + REAL_MODEL + " for a real one "
         "(see the README).",
     },
