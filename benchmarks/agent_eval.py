@@ -1,9 +1,9 @@
-"""`make eval`: the agent evaluation, in five parts. The tuned part (`benchmarks/eval_cases.py`) was written
+"""`make eval`: the agent evaluation, in six parts. The tuned part (`benchmarks/eval_cases.py`) was written
 while the demo model's policies were tuned; the held-out part (`benchmarks/eval_heldout.py`), the held-out
 chat part (`benchmarks/eval_chat_heldout.py`: small talk, what it can do, market-name changes, each answer in
-the person's language) and the held-out remarks (`benchmarks/eval_remarks_heldout.py`, and `_2`, written by
-someone who had not seen the code: remarks that share words with a tool, terse requests) were written before
-they changed for them and are never edited. Each prompt runs
+the person's language) and the held-out remarks (`benchmarks/eval_remarks_heldout.py`, and `_2` and
+`_3`, written by someone who had not seen the code: remarks that share words with a tool, terse requests)
+were written before they changed for them and are never edited. Each prompt runs
 through `main.py -m` against a fresh, seeded database, and is scored by the database's final state, the tools
 that ran (from the audit log), whether every argument of every call was in the person's words, and the
 answer's truth.
@@ -160,7 +160,14 @@ def main() -> None:
     parser.add_argument("--main", type=Path, default=ROOT / "main.py", help="the main.py to run")
     parser.add_argument(
         "--part",
-        choices=["tuned", "held-out", "chat held-out", "remarks held-out", "remarks held-out 2"],
+        choices=[
+            "tuned",
+            "held-out",
+            "chat held-out",
+            "remarks held-out",
+            "remarks held-out 2",
+            "remarks held-out 3",
+        ],
         help="run one part only",
     )
     args = parser.parse_args()

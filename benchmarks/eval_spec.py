@@ -1,6 +1,6 @@
 """The evaluation's prompts as one kind of spec, whichever part they come from: the tuned cases
 (`eval_cases.py`, dataclasses), the held-out prompts (`eval_heldout.py`), the held-out chat prompts
-(`eval_chat_heldout.py`) and the held-out remarks (`eval_remarks_heldout.py`, `eval_remarks_heldout_2.py`),
+(`eval_chat_heldout.py`) and the held-out remarks (`eval_remarks_heldout.py`, `_2.py`, `_3.py`),
 plain data read as their docstrings say."""
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from benchmarks import (
     eval_heldout,
     eval_remarks_heldout,
     eval_remarks_heldout_2,
+    eval_remarks_heldout_3,
 )
 
 
 @dataclass(frozen=True)
 class Spec:
-    part: str  # "tuned", "held-out", "chat held-out", "remarks held-out" or "remarks held-out 2"
+    part: str  # "tuned", "held-out", "chat held-out", "remarks held-out" or "remarks held-out 2" or "3"
     kind: str
     text: str
     tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
@@ -78,6 +79,11 @@ def remarks_held_out_2() -> list[Spec]:
     return [from_case("remarks held-out 2", case, seed) for case in eval_remarks_heldout_2.REMARKS_HELD_OUT_2]
 
 
+def remarks_held_out_3() -> list[Spec]:
+    seed = eval_remarks_heldout_3.SEED
+    return [from_case("remarks held-out 3", case, seed) for case in eval_remarks_heldout_3.REMARKS_HELD_OUT_3]
+
+
 def from_case(part: str, case: dict, seed: tuple) -> Spec:
     """A held-out part's case, as the scorer reads it (the keys a case leaves out keep their defaults)."""
     return Spec(
@@ -98,4 +104,11 @@ def from_case(part: str, case: dict, seed: tuple) -> Spec:
 
 
 def all_specs() -> list[Spec]:
-    return [*tuned(), *held_out(), *chat_held_out(), *remarks_held_out(), *remarks_held_out_2()]
+    return [
+        *tuned(),
+        *held_out(),
+        *chat_held_out(),
+        *remarks_held_out(),
+        *remarks_held_out_2(),
+        *remarks_held_out_3(),
+    ]
