@@ -108,6 +108,17 @@ def test_a_remark_that_shares_a_word_with_a_tool_calls_none_unless_it_gives_a_va
     assert router.plan("date today").tool == "current_time"  # terse, no remark: a request
 
 
+def test_a_statement_about_something_else_than_the_tool_is_a_remark(router):
+    """A statement (no question, no request) calls a tool only when it says little beyond the tool's
+    words and values: a terse request; more, and it is a remark about something else."""
+    assert router.plan("Spent the whole day at work today, totally drained").kind == "chat"
+    assert router.plan("我觉得今天的会开得太久了").kind == "chat"
+    assert router.plan("My shopping list this week keeps growing").kind == "chat"
+    assert router.plan("current date in Tokyo").tool == "current_time"
+    assert router.plan("New phone to record: CPH2699").tool == "add_device_model"
+    assert router.plan("整数 84 除以 12").tool == "calculator"
+
+
 def test_the_host_answers_in_the_persons_language(router):
     answer = Answerer(router, router.registry)
     chinese = answer([person_message("你都会些什么？")]).splitlines()

@@ -10,7 +10,8 @@ it cannot. No tool fits: a question or request is one the demo cannot answer ("o
 chat. A value a tool needs is missing: the host asks for it. Several codes give several calls, up to
 the per-reply cap. A remark (how the person finds things: the weather, a mood, their day; no question,
 no request) calls a tool only when it gives a value the tool takes, never for a word it shares with one
-("今天天气不错" is no question for the clock).
+("今天天气不错" is no question for the clock); and a statement that says more than a tool's words and
+values (`strays`: "Long day at work today, I'm exhausted") is a remark about something else.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from agent.tool_selection import tokens
 from agent.tools import FunctionTool, ToolRegistry
 
 Arguments = dict[str, Any]
+STRAYS = 3  # words of a statement about something other than the tool that make it a remark (strays)
+LATIN, CJK_RUN = re.compile(r"[A-Za-z]+"), re.compile(r"[\u3400-\u9fff]+")
 
 
 @dataclass(frozen=True)
@@ -78,13 +81,15 @@ class Router:
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
         ranked = sorted(fitting, key=lambda t: -self._fit(t, text, fitting))
-        remark = reading.remarks(text)
+        remark, statement = reading.remarks(text), not reading.asks_or_requests(text)
         for tool in ranked:
             values = values_for(tool, text)
             if self._fit(tool, text, fitting) <= 0:
                 break
             if remark and not any(values.values()):
                 continue  # "今天天气不错" shares a word with the clock and asks nothing of it
+            if statement and strays(tool, text, values) >= STRAYS:
+                continue  # "Long day at work today, I'm exhausted" is about the day, not the clock
             missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
@@ -117,6 +122,22 @@ class Router:
             return (first,)
         needed = {name: value for name, value in first.items() if name in _required(tool)}
         return tuple({**needed, spread: value} for value in values[spread][: self.max_calls])
+
+
+def strays(tool: FunctionTool, text: str, values: dict[str, list[str]]) -> float:
+    """How much of `text` is about something other than `tool`: its Latin words (stop words aside) that
+    are in neither the tool's texts nor a value, and half a word for each CJK character that no pair
+    of characters (or, alone, no character) of the tool's texts or of a value covers. A terse request
+    ("current time in New York", "算一下 (15 加 5) 乘 4") has little of it; a remark has more."""
+    known = " ".join([_texts(tool), *(v for found in values.values() for v in found)])
+    vocabulary, lowered = set(tokens(known)), known.casefold()
+    latin = [w for w in tokens(" ".join(LATIN.findall(text))) if w not in vocabulary and w not in lowered]
+    loose = 0
+    for run in CJK_RUN.findall(text):
+        pairs = [i for i in range(len(run) - 1) if run[i : i + 2] in known]
+        covered = {i for p in pairs for i in (p, p + 1)} | ({0} if len(run) == 1 and run in known else set())
+        loose += len(run) - len(covered)
+    return len(latin) + loose / 2
 
 
 def values_for(tool: FunctionTool, text: str) -> dict[str, list[str]]:
