@@ -58,6 +58,8 @@ class CalculatorTool(FunctionTool):
             value = _evaluate(tree.body)
         except (ZeroDivisionError, OverflowError) as e:
             raise ToolError(f"cannot compute {expression!r}: {e}", retryable=False) from None
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            value = int(value)  # 1000 / 8 is 125, as a person writes it, not 125.0
         return json.dumps({"expression": expression, "result": value})
 
 
