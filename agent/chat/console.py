@@ -180,7 +180,7 @@ class PlainConsole:
     def on_tool(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
         args = call["args"] if isinstance(call["args"], str) else json.dumps(call["args"], ensure_ascii=False)
         self.say(f"  → {self.words['calls']} {call['name']}({args})")
-        self.say(f"  ← {envelope[:300]}")
+        self.say(f"  ← {envelope[:300]}" + ("…" if len(envelope) > 300 else ""))  # cut: said so
 
     def end_turn_quietly(self) -> None:
         pass
