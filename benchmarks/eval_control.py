@@ -59,7 +59,10 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     if name == "current_time":
         from tools.current_time import CITIES
 
-        place = next((city for city in CITIES if city in spec.text), None)
+        lowered = spec.text.casefold()  # "sydney" names Sydney: the value as the person wrote it
+        city = next((c for c in CITIES if c.casefold() in lowered), None)
+        at = lowered.index(city.casefold()) if city else 0
+        place = spec.text[at : at + len(city)] if city else None
         return [(name, {"timezone": place} if place else {})]
     return [(name, {})]
 
