@@ -59,10 +59,8 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     if name == "current_time":
         from tools.current_time import CITIES
 
-        lowered = spec.text.casefold()  # "sydney" names Sydney: the value as the person wrote it
-        city = next((c for c in CITIES if c.casefold() in lowered), None)
-        at = lowered.index(city.casefold()) if city else 0
-        place = spec.text[at : at + len(city)] if city else None
+        named = (re.search(re.escape(c), spec.text, re.IGNORECASE) for c in CITIES)  # "sydney" too
+        place = next((m[0] for m in named if m), None)  # the value as the person wrote it
         return [(name, {"timezone": place} if place else {})]
     return [(name, {})]
 
