@@ -22,6 +22,7 @@ from agent.guards import DEFAULT_LIMITS, Limits, TurnGuard
 from agent.llm.tool_calls import normalize
 from agent.memory import MemoryManager, person_message, this_turn, tool_message, typed_by_person, unanswered
 from agent.provenance import untrusted_texts
+from agent.steps import Steps
 from agent.tool_selection import Selector
 from agent.tools import Executed, ToolRegistry
 from agent.types import (
@@ -63,11 +64,12 @@ class TurnObserver:
 class TurnPolicy:
     """What a model choice adds to the loop, each part optional: which tools each request carries, an
     answer the host states itself instead of asking the model (the demo model's), and whether the model
-    may stream its answer while tools are offered."""
+    may stream its answer while tools are offered; and how its steps run (agent/steps.py)."""
 
     selector: Selector | None = None
     answerer: Answerer | None = None
     streams: bool = True
+    steps: Steps = Steps()
 
 
 class ChatAgent:
@@ -177,7 +179,8 @@ class ChatAgent:
             tools = self.policy.selector.select(tools, this_turn(self.memory.history()))
         read = untrusted_texts(self.memory.history(), self._untrusted_definitions(tools))  # all it ever read
         try:
-            reply = self._request(tools, tool_choice, guard.seconds_left())
+            seconds = guard.seconds_left()
+            reply = self.policy.steps.model(lambda: self._request(tools, tool_choice, seconds))
         except LLMError:
             guard.check_budgets()  # a wait cut short by the deadline reports the deadline
             raise
@@ -249,7 +252,7 @@ class ChatAgent:
     def _execute(self, ctx: ToolContext, calls: list[Any]) -> list[tuple[Executed | AwaitingApproval, float]]:
         """(what ran, seconds) in call order. Tools that may run alongside others do, in a thread pool;
         the rest run here, one after another (a confirmation prompt needs this thread)."""
-        if len(calls) < 2:
+        if len(calls) < 2 or not self.policy.steps.concurrent:
             return [self._timed(ctx, call) for call in calls]
         futures = {
             i: self._pool().submit(self._timed, ctx, call)
@@ -262,7 +265,7 @@ class ChatAgent:
     def _timed(self, ctx: ToolContext, call: Any) -> tuple[Executed | AwaitingApproval, float]:
         """What ran, and for how long the tool itself ran (the person's time to confirm not counted)."""
         try:
-            done = self.registry.execute(ctx, call)
+            done = self.policy.steps.tool(ctx, call, lambda: self.registry.execute(ctx, call))
         except AwaitingApproval as waiting:  # this call waits for the person: it gets no answer now
             return waiting, 0.0
         return done, done.seconds

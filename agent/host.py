@@ -20,6 +20,7 @@ from agent.guards import safe
 from agent.memory import MemoryManager
 from agent.models.choice import ModelChoice
 from agent.models.provider import choose_model
+from agent.steps import Steps
 from agent.tool_selection import SearchToolsTool
 from agent.tools import Confirm, FunctionTool, ToolRegistry
 from agent.types import ToolContext
@@ -64,10 +65,15 @@ class Host:
         return ToolContext(user_id=user, permissions=self.permissions(user), run_id=run_id)
 
     def agent(
-        self, user: str, observer: TurnObserver | None = None, history: Iterable[BaseMessage] = ()
+        self,
+        user: str,
+        observer: TurnObserver | None = None,
+        history: Iterable[BaseMessage] = (),
+        steps: Steps | None = None,
     ) -> ChatAgent:
         """A ChatAgent for `user`, watched by `observer`, going on from `history` (a saved or stored
-        conversation); whoever makes one closes it (`with host.agent(user) as agent:`)."""
+        conversation), its steps run by `steps` (default: here, as they come); whoever makes one closes
+        it (`with host.agent(user) as agent:`)."""
         if self.model is None:
             raise RuntimeError("this host was built without a model")
         parts = self.model.parts_for(self.registry)
@@ -83,7 +89,7 @@ class Host:
             limits=self.model.limits,
             memory=memory,
             observer=observer,
-            policy=TurnPolicy(parts.selector, parts.answerer, streams),
+            policy=TurnPolicy(parts.selector, parts.answerer, streams, steps or Steps()),
         )
 
 

@@ -53,6 +53,9 @@ class FunctionTool(ABC):
     # overwrites and is confirmed by the person first. MCP annotations derive from it too.
     effect: ClassVar[Effect] = "write"
     idempotent: ClassVar[bool] = False  # the same arguments twice change nothing more than once
+    # its calls carry the host's Idempotency-Key (ctx.idempotency_key), which its service deduplicates: a
+    # call sent twice acts once
+    deduplicated: ClassVar[bool] = False
     permission: ClassVar[str | None] = None  # the user must hold it (the tutorial's HasPermission)
     sequential: ClassVar[bool] = False  # never run alongside other calls of the same reply
     injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
@@ -72,6 +75,11 @@ class FunctionTool(ABC):
     def needs_confirmation(self) -> bool:
         """Ask the person before every run."""
         return self.effect == "destructive"
+
+    @property
+    def repeatable(self) -> bool:
+        """A call of it may run again, when nobody knows whether it ran, without acting twice."""
+        return self.effect == "read" or self.idempotent or self.deduplicated
 
     @abstractmethod
     def call(self, ctx: ToolContext, input: str) -> str:
@@ -175,10 +183,17 @@ class ToolRegistry:
         return Executed(envelope, ran=decision == "ran", seconds=ran_for)
 
     @tracing.execute_tool
-    def refuse(self, ctx: ToolContext, tool_call: Mapping[str, Any], reason: str) -> str:
-        """Answer a call the loop will not run (limits), auditing it like any other attempt."""
+    def refuse(
+        self,
+        ctx: ToolContext,
+        tool_call: Mapping[str, Any],
+        reason: str,
+        decision: str = "refused_by_limits",
+    ) -> str:
+        """Answer a call that will not run (the loop's limits, or `decision`), auditing it like any other
+        attempt."""
         envelope = fail(reason, retryable=False)
-        self._audit(ctx.for_call(tool_call.get("id") or ""), tool_call, "refused_by_limits", envelope, 0.0)
+        self._audit(ctx.for_call(tool_call.get("id") or ""), tool_call, decision, envelope, 0.0)
         return envelope
 
     def _decide_and_run(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> tuple[str, str, dict]:

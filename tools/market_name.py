@@ -15,6 +15,7 @@ class UpdateMarketNameTool(ModelCodeTool):
     name = "update_market_name"
     effect = "destructive"  # it overwrites the names stored: the person confirms first
     idempotent = True
+    deduplicated = True  # the service keeps the answer of each Idempotency-Key
     permission = "add_model"  # whoever may add a model may name it
     grounded = ("model", "marketName", "marketNameEn")
     summary = {

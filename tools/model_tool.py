@@ -33,6 +33,7 @@ class ModelCodeTool(DeviceServiceTool):
 class AddModelTool(ModelCodeTool):
     name = "add_device_model"
     idempotent = True  # the service keeps one row per code
+    deduplicated = True  # and the answer of each Idempotency-Key
     permission = "add_model"
     injected = {"createdBy": "user_id"}
     grounded = ("model", "marketName", "marketNameEn")
