@@ -16,39 +16,43 @@ QUICK_DEATH = 10.0  # seconds: a worker that dies sooner after its start counts 
 
 
 def supervise(
-    target: Callable[..., None], args: tuple, workers: int, on_death: Callable[[int], None] | None = None
+    target: Callable[..., None],
+    args: tuple,
+    workers: int,
+    numbered: bool = False,
 ) -> None:
     """Run `workers` spawned processes of `target(*args)` until SIGTERM or Ctrl-C. One that dies (killed,
-    crashed) is replaced, after `on_death(its pid)`; when they keep dying as they start, give up."""
+    crashed) is replaced; when they keep dying as they start, give up. `numbered`: each is given its slot
+    too, `target(*args, slot)`, and its replacement the same slot."""
     spawn = multiprocessing.get_context("spawn")
-    started: dict[BaseProcess, float] = {}
+    started: dict[BaseProcess, tuple[float, int]] = {}
+
+    def start(slot: int) -> None:
+        process = spawn.Process(target=target, args=(*args, slot) if numbered else args)
+        process.start()
+        started[process] = (time.monotonic(), slot)
+
     exit_on_sigterm()
     try:
-        for _ in range(workers):
-            _start(spawn.Process(target=target, args=args), started)
+        for slot in range(workers):
+            start(slot)
         quick_deaths = 0
         while started:
             multiprocessing.connection.wait([process.sentinel for process in started])
             for dead in [process for process in started if not process.is_alive()]:
-                lived = time.monotonic() - started.pop(dead)
-                if on_death:
-                    on_death(dead.pid or 0)
+                began, slot = started.pop(dead)
+                lived = time.monotonic() - began
                 if dead.exitcode == 0:
                     continue  # it shut down (Ctrl-C reached it too)
                 quick_deaths = quick_deaths + 1 if lived < QUICK_DEATH else 0
                 if quick_deaths > workers:
                     raise RuntimeError("the workers keep dying as they start; their output says why")
-                _start(spawn.Process(target=target, args=args), started)
+                start(slot)
     except KeyboardInterrupt:  # Ctrl-C reached the workers too: they are shutting down
         pass
     finally:
         for process in started:
             stop(process)
-
-
-def _start(process: BaseProcess, started: dict[BaseProcess, float]) -> None:
-    process.start()
-    started[process] = time.monotonic()
 
 
 def exit_on_sigterm() -> None:

@@ -3,7 +3,10 @@ the scripted LLM, with its keys made by `python main.py keys add`; and reads of 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -84,6 +87,15 @@ class ServedAgent:
         """Change the agent's database by hand (one statement, committed)."""
         execute(self.database, sql, params)
 
+    def kill(self) -> None:
+        """`kill -9` of the whole server: its first process, then every process it started, at once."""
+        assert self.process is not None
+        everyone = [self.process.pid, *descendants(self.process.pid)]
+        for pid in everyone:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.process.wait(30)
+
     def stop(self) -> None:
         stop(self.process, grace=30)
         self._log.close()
@@ -93,6 +105,22 @@ class ServedAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes `pid` started, and theirs, read from /proc."""
+    parents: dict[int, int] = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                parents[int(proc.name)] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    found, wanted = [], {pid}
+    while True:
+        more = [child for child, parent in parents.items() if parent in wanted and child not in found]
+        if not more:
+            return found
+        found += more
+        wanted = set(more)
 
 
 PERMISSIONS = {"default": ["add_model"], "users": {"alice": ["add_model", "delete_model"], "carol": []}}

@@ -1,7 +1,8 @@
 """Crash safety of `main.py serve --workers 4`, on SQLite and on Postgres: `kill -9` of the worker running a
-turn loses no stored message and writes nothing twice; the server replaces the worker, gives its lease
-back, and the conversation goes on. A retry of the cut-off turn (the same Idempotency-Key) finishes it,
-each call with the idempotency key it had, so the device service answers the write it already made."""
+turn loses no stored message and writes nothing twice; the server replaces the worker, which finishes
+the cut-off turn by itself (its slot's turns are its own: agent/serve/durable.py), each call with the
+idempotency key it had, so the device service answers the write it already made; and the conversation
+goes on. A retry of the cut-off turn (the same Idempotency-Key) is given the answer the turn reached."""
 
 from __future__ import annotations
 
@@ -43,13 +44,20 @@ def holding(reached: threading.Event, release: threading.Event):
 
 
 def kill_the_worker_of(agent: ServedAgent, conversation: str) -> None:
-    """kill -9 the worker holding the conversation's lease; wait until the server gave the lease back."""
+    """kill -9 the worker holding the conversation's lease."""
     [(owner,)] = agent.query("SELECT lease_owner FROM conversations WHERE id = ?", (conversation,))
     os.kill(int(owner.rsplit(":", 1)[1]), signal.SIGKILL)
+
+
+def finished(agent: ServedAgent, conversation: str) -> str:
+    """The answer of the conversation's last turn, once a worker has finished it."""
     give_up_at = time.monotonic() + 60
-    while agent.query("SELECT lease_owner FROM conversations WHERE id = ?", (conversation,)) != [(None,)]:
-        assert time.monotonic() < give_up_at, "the dead worker's lease was never given back"
+    sql = "SELECT state, answer, lease_owner FROM conversations WHERE id = ?"
+    while (found := agent.query(sql, (conversation,))[0])[0] != "done":
+        assert time.monotonic() < give_up_at, f"the cut-off turn was never finished: {found}"
         time.sleep(0.1)
+    assert found[2] is None  # and its lease given back
+    return found[1]
 
 
 def workers_of(agent: ServedAgent) -> list[int]:
@@ -70,6 +78,7 @@ def test_kill_9_mid_turn_loses_nothing_stored_and_the_conversation_goes_on(fake_
     reached, release = threading.Event(), threading.Event()
     add = call("add_device_model", {"model": "CPH2223"}, "c1")
     fake_llm.add(text("Hello."), tool_calls(add), holding(reached, release), text("CPH2223 is in."))
+    fake_llm.add(text("It is."))
     with ServedAgent(fake_llm.url, tmp_path, agent_database(database), workers=4) as agent:
         alice = client(agent, agent.key("alice"))
         conversation = alice.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
@@ -83,13 +92,16 @@ def test_kill_9_mid_turn_loses_nothing_stored_and_the_conversation_goes_on(fake_
             with pytest.raises(openai.APIConnectionError):
                 cut.result(timeout=60)
         release.set()
+        assert finished(agent, conversation_id) == "CPH2223 is in."  # by the worker that replaced it
         answer = alice.chat.completions.create(
             model="m", messages=[{"role": "user", "content": "is it in?"}], extra_body=extra
         )
-        assert answer.choices[0].message.content == "CPH2223 is in."
+        assert answer.choices[0].message.content == "It is."
         sent = fake_llm.requests[-1]["messages"][1:]
-        assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant", "tool", "user"]
+        roles = ["user", "assistant", "user", "assistant", "tool", "assistant", "user"]
+        assert [m["role"] for m in sent] == roles
         assert envelope_of(sent[4]["content"])["data"]["created"] is True  # stored before the kill
+        assert len(fake_llm.requests) == 5  # the request the kill cut off, asked again; none other
         assert devices(agent.database) == [("CPH2223", "alice")]
         give_up_at = time.monotonic() + 60
         while len(workers_of(agent)) != 4:
@@ -160,7 +172,8 @@ def test_a_retry_of_a_turn_cut_off_mid_call_replays_the_write_instead_of_making_
                 with pytest.raises(openai.APIConnectionError):
                     cut.result(timeout=60)
             proxy.release.set()
-            answer = create()
+            assert finished(agent, conversation) == "Added RMX1901."  # by the worker that replaced it
+            answer = create()  # the client's retry: the answer the turn reached
             assert (answer.choices[0].message.content, answer.model_extra["conversation_id"]) == (
                 "Added RMX1901.",
                 conversation,

@@ -5,6 +5,9 @@ yes or no, or an AG-UI resume — approves or refuses it, within APPROVAL_SECOND
 An approval is bound to the call, its tool and its exact arguments, and is used once: `confirm` agrees
 only to the call it names, and only while the turn that resumes it runs (a context variable of that
 thread, as the MCP server's confirmation finds its request).
+
+The same path asks about a call whose outcome nobody knows (`OutcomeUnknown`: it was running when the
+server died, and running it again could act twice): whether it runs again (`rerun_answer`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from agent.guards import safe
 from agent.types import AwaitingApproval, ToolContext
 
 APPROVAL_SECONDS = 600.0
+APPROVE, RERUN = "approve", "rerun"  # what is asked: may the call run; may it run again
 YES = {
     "yes",
     "y",
@@ -53,6 +57,7 @@ class Approval:
     arguments: dict[str, Any]
     run_id: str
     expires_at: float
+    kind: str = APPROVE
 
     @classmethod
     def of(cls, waiting: AwaitingApproval, now: float) -> Approval:
@@ -63,6 +68,7 @@ class Approval:
             waiting.arguments,
             waiting.run_id,
             now + APPROVAL_SECONDS,
+            RERUN if isinstance(waiting, OutcomeUnknown) else APPROVE,
         )
 
     def to_json(self) -> str:
@@ -78,6 +84,13 @@ class Approval:
     def question(self) -> str:
         """What the answer says: the exact call, and how to approve or refuse it."""
         minutes = round(APPROVAL_SECONDS / 60)
+        if self.kind == RERUN:
+            return (
+                f"服务器中断时 {self.call()} 正在运行：它可能已经执行，也可能没有。要再运行一次吗？"
+                f"回复“同意”再运行，或“拒绝”不再运行（{minutes} 分钟内有效）。\n"
+                f"{self.call()} was running when the server stopped: it may or may not have run. Run it "
+                f"again? Reply “yes” to run it again or “no” to leave it (valid for {minutes} minutes)."
+            )
         return (
             f"需要你的批准才能运行 {self.call()}。回复“同意”运行它，或“拒绝”（{minutes} 分钟内有效）。\n"
             f"Approval needed to run {self.call()}. Reply “yes” to run it or “no” to refuse "
@@ -127,12 +140,31 @@ def answered(approval: Approval | None, approved: bool) -> Iterator[None]:
 def confirm(name: str, arguments: dict[str, Any], ctx: ToolContext) -> bool:
     """The registry's confirm over HTTP: the person's answer to exactly this call, once; else the turn
     stops here and the person is asked (AwaitingApproval)."""
-    grant, call = _grant.get(), (ctx.call_id, name, arguments)
-    if (
-        grant
-        and not grant.used
-        and (grant.approval.call_id, grant.approval.name, grant.approval.arguments) == call
-    ):
-        grant.used = True
-        return grant.approved
-    raise AwaitingApproval(name, arguments)
+    approved = _answer(APPROVE, ctx.call_id, name, arguments)
+    if approved is None:
+        raise AwaitingApproval(name, arguments)
+    return approved
+
+
+class OutcomeUnknown(AwaitingApproval):
+    """A call that was running when the server died, whose outcome nobody knows, and which could act
+    twice if run again: it waits for the person to say whether it runs again."""
+
+    def __init__(self, name: str, arguments: dict[str, Any], call_id: str, run_id: str) -> None:
+        super().__init__(name, arguments)
+        self.call_id, self.run_id = call_id, run_id
+
+
+def rerun_answer(call_id: str, name: str, arguments: dict[str, Any]) -> bool | None:
+    """The person's answer, once, to whether this call runs again; None when they gave none."""
+    return _answer(RERUN, call_id, name, arguments)
+
+
+def _answer(kind: str, call_id: str, name: str, arguments: dict[str, Any]) -> bool | None:
+    grant = _grant.get()
+    if grant is None or grant.used or grant.approval.kind != kind:
+        return None
+    if (grant.approval.call_id, grant.approval.name, grant.approval.arguments) != (call_id, name, arguments):
+        return None
+    grant.used = True
+    return grant.approved

@@ -4,8 +4,8 @@ them and a worker that dies loses nothing that was stored.
 A turn first takes its conversation's lease (`begin`), in the transaction that admits it under the
 user's limits, then stores each message as the loop adds it (`append`: a journal), and gives the lease
 back with its outcome (`finish`). A conversation is found only with its user's id: another person's is
-a 404. The lease of a worker that died is given back by the server that started it (`release_owner`),
-or runs out after a turn's deadline.
+a 404. The lease of a turn whose worker died passes to the worker that recovers the turn (`adopt`), or
+runs out after a turn's deadline when none does.
 """
 
 from __future__ import annotations
@@ -129,16 +129,18 @@ class ConversationStore:
         """Store one message of the history, as its turn's (whose worker holds the lease)."""
         body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
         self.db.write(
-            "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)",
+            "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (conversation_id, seq) DO NOTHING",  # a recovered turn's, stored before it died
             (conversation.id, seq, conversation.run_id, body),
         )
 
-    def messages(self, conversation_id: str) -> list[tuple[str, BaseMessage]]:
-        """The history, in order, each message with the run id of the turn that added it."""
+    def messages(self, conversation_id: str, before: int | None = None) -> list[tuple[str, BaseMessage]]:
+        """The history, in order, each message with the run id of the turn that added it; `before`: only
+        those stored before that place (what a turn found when it began, however often it runs)."""
         with self.db.reading() as db:
             rows = db.execute(
-                "SELECT run_id, message FROM messages WHERE conversation_id = ? ORDER BY seq",
-                (conversation_id,),
+                "SELECT run_id, message FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq",
+                (conversation_id, (1 << 62) if before is None else before),
             ).fetchall()
         messages = messages_from_dict([json.loads(row["message"]) for row in rows])
         return [(row["run_id"], message) for row, message in zip(rows, messages, strict=True)]
@@ -166,20 +168,33 @@ class ConversationStore:
         pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
         return row, pending if pending and pending.expires_at > self.clock() else None
 
-    def finish(
-        self, conversation: Conversation, owner: str, state: str, answer: str | None, pending: Approval | None
-    ) -> None:
-        """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn)."""
-        self.db.write(
-            "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
-            "pending = ?, updated_at = ? WHERE id = ? AND lease_owner = ?",
-            (state, answer, pending.to_json() if pending else None, self.clock(), conversation.id, owner),
+    def adopt(self, conversation: Conversation, owner: str, limits: ServeLimits) -> bool:
+        """Take the lease of a turn recovered by `owner`; False when another turn has begun since."""
+        return (
+            self.db.write(
+                "UPDATE conversations SET lease_owner = ?, lease_until = ? WHERE id = ? AND run_id = ? "
+                "AND state = 'running'",
+                (owner, self.clock() + limits.lease_seconds, conversation.id, conversation.run_id),
+            )
+            > 0
         )
 
-    def release_owner(self, owner: str) -> None:
-        """Give back every lease `owner` held (a worker that died)."""
+    def finish(
+        self, conversation: Conversation, state: str, answer: str | None, pending: Approval | None
+    ) -> None:
+        """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn), unless
+        another turn has begun since."""
         self.db.write(
-            "UPDATE conversations SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?", (owner,)
+            "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
+            "pending = ?, updated_at = ? WHERE id = ? AND run_id = ? AND state = 'running'",
+            (
+                state,
+                answer,
+                pending.to_json() if pending else None,
+                self.clock(),
+                conversation.id,
+                conversation.run_id,
+            ),
         )
 
 

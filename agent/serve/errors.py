@@ -74,10 +74,6 @@ class TooManyRequests(RequestError):
         self.retry_after = max(1, retry_after)
 
 
-class ClientGone(AgentError):
-    """The client went away during the turn: it stopped before running more tools."""
-
-
 def error_body(message: str, type: str, code: str, param: str | None = None) -> dict:
     return {"error": {"message": message, "type": type, "code": code, "param": param}}
 

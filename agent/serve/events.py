@@ -72,8 +72,8 @@ Event = Started | Text | CallMade | CallAnswered | Finished | Failed
 
 
 class Bridge:
-    """Events put from a turn's thread, read on the event loop in order; `gone` tells the turn that
-    nobody reads any more (the client left), so it stops at its next step."""
+    """Events put from a turn's thread, read on the event loop in order; `gone` says that nobody reads
+    any more (the client left): the turn goes on, and its events are no longer told."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -81,7 +81,8 @@ class Bridge:
         self.gone = threading.Event()
 
     def put(self, event: Event) -> None:
-        self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+        if not self.gone.is_set():
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
 
     async def get(self) -> Event:
         return await self.queue.get()
@@ -93,3 +94,14 @@ class Bridge:
             yield event
             if isinstance(event, Finished | Failed):
                 return
+
+
+class Unwatched(Bridge):
+    """What a turn tells when no request waits on it (a turn recovered after a restart): nothing."""
+
+    def __init__(self) -> None:
+        self.gone = threading.Event()
+        self.gone.set()
+
+    def put(self, event: Event) -> None:
+        pass

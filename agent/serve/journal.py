@@ -1,9 +1,10 @@
 """Journal: the served agent's observer of a turn — each message the loop adds is stored, and told to the
 face serving the turn (events.py) as it happens, with the answer's text as it streams.
 
-Stored as it grows, a turn cut off anywhere — a worker killed, a client gone — leaves a history the next
-turn can use: the messages up to the cut, the calls left unanswered repaired as the chat repairs them.
-When the client has gone, the turn stops once the model's calls are stored and before they run.
+Stored as it grows, a turn cut off anywhere leaves a history the next turn can use: the messages up to
+the cut, the calls left unanswered repaired as the chat repairs them. A turn run again after its worker
+died (durable.py) adds the same messages at the same places: those stored already are kept as they are.
+A client that has gone is told nothing more; the turn goes on.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from agent.agent import TurnObserver
 from agent.guards import envelope_of
 from agent.memory import DURATION_MS
 from agent.serve.conversations import Conversation, ConversationStore
-from agent.serve.errors import ClientGone
 from agent.serve.events import Bridge, CallAnswered, CallMade, Text
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
@@ -61,8 +61,5 @@ class Journal(TurnObserver):
         self.streamed = False
         usage: dict[str, Any] = dict(message.usage_metadata or {})
         self.usage.update({key: int(usage.get(key) or 0) for key in USAGE_KEYS})
-        calls = CallMade.all_of(message)
-        for call in calls:
+        for call in CallMade.all_of(message):
             self.bridge.put(call)
-        if calls and self.bridge.gone.is_set():
-            raise ClientGone("the client went away; the turn stopped before running its calls")

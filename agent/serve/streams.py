@@ -1,7 +1,7 @@
-"""How a request waits on its turn: the turn starts in the server's threads, and its events come back on
-the request's loop (events.Bridge) — gathered for a plain answer, or sent as server-sent events. Either
-way, a client that goes away stops the turn at its next step, and one that stops reading a stream is cut
-off after `send_seconds`, so no client holds a worker.
+"""How a request waits on its turn: the turn starts in the server's threads (a durable workflow), and its
+events come back on the request's loop (events.Bridge) — gathered for a plain answer, or sent as
+server-sent events. Either way, a client that goes away is told nothing more while the turn goes on to
+its end, and one that stops reading a stream is cut off after `send_seconds`, so no client holds a worker.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ async def _pieces(bridge: Bridge, first: Started, render: Render) -> AsyncIterat
             for piece in render(event):
                 yield piece
     finally:
-        bridge.gone.set()  # the client left (or all is sent): a turn still running stops at its next step
+        bridge.gone.set()  # the client left (or all is sent): a turn still running tells it nothing more
 
 
 class EventStream(StreamingResponse):

@@ -1,5 +1,5 @@
-"""Turns: one turn of the served agent, run in a thread for a request — admitted, leased, run by the
-host's ChatAgent on the stored history, and given back with its outcome.
+"""Turns: one turn of the served agent — admitted and leased for a request, then run as a durable
+workflow (durable.py) by the host's ChatAgent on the stored history, and given back with its outcome.
 
 What a request asks for, in order: the same turn again (its client's key says so) — its stored answer, or,
 when it was cut off, the rest of it, each call with the idempotency key it had; an answer to the approval
@@ -15,6 +15,7 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage
 
@@ -26,6 +27,7 @@ from agent.serve.errors import RequestError
 from agent.serve.events import Bridge, Failed, Finished, Started, Text
 from agent.serve.journal import Journal
 from agent.serve.limits import ServeLimits
+from agent.serve.steps import RecordedSteps
 from agent.types import AwaitingApproval
 
 log = logging.getLogger("agent.serve")
@@ -38,6 +40,19 @@ class TurnRequest:
     where: Where = Where()
     history: list[BaseMessage] = field(default_factory=list)  # before `message`, for a new conversation
     approval: tuple[str, bool] | None = None  # (approval id, approved?): an explicit answer (AG-UI resume)
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A turn admitted and leased: what its workflow is given, and runs again from after a restart."""
+
+    request: TurnRequest
+    conversation: Conversation
+    owner: str  # the worker that admitted it
+
+
+class Runner(Protocol):
+    def __call__(self, admitted: Admitted, bridge: Bridge) -> None: ...
 
 
 def nobody_approves(server: str, offered: list[str]) -> bool:
@@ -62,27 +77,39 @@ class Turns:
     ) -> None:
         self.host, self.store, self.limits, self.clock = host, store, limits, clock
         self.owner = worker_id()
+        self.runner: Runner = self.go_on  # how an admitted turn runs: here, unless durably (durable.py)
 
     def run(self, request: TurnRequest, bridge: Bridge) -> None:
-        """Run the turn here (a thread of the server's), telling `bridge` all that happens."""
+        """Admit the turn (its refusal told to `bridge` at once), then run it, telling `bridge` all that
+        happens."""
         try:
-            bridge.put(self._admitted(request, bridge))
+            conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
         except Exception as e:
             bridge.put(Failed(e))
-
-    def _admitted(self, request: TurnRequest, bridge: Bridge) -> Finished:
-        conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
+            return
         bridge.put(Started(conversation.id, conversation.run_id))
+        admitted = Admitted(request, conversation, self.owner)
+        try:
+            self.runner(admitted, bridge)
+        except Exception as e:  # it did not start: the lease is given back
+            self.store.finish(conversation, "failed", None, None)
+            bridge.put(Failed(e))
+
+    def go_on(self, admitted: Admitted, bridge: Bridge) -> None:
+        """Run an admitted turn to its end (again from its start, after a restart)."""
+        conversation, request = admitted.conversation, admitted.request
+        if admitted.owner != self.owner and not self.store.adopt(conversation, self.owner, self.limits):
+            log.warning("turn %s not recovered: its conversation went on without it", conversation.run_id)
+            return  # recovered too late: its lease ran out, and another turn has begun
         try:
             done = self._turn(conversation, request, bridge)
         except Exception as e:
             kept = conversation.pending if isinstance(e, RequestError) else None
-            self.store.finish(conversation, self.owner, "failed", None, kept)
-            raise
-        self.store.finish(
-            conversation, self.owner, "awaiting" if done.pending else "done", done.answer, done.pending
-        )
-        return done
+            self.store.finish(conversation, "failed", None, kept)
+            bridge.put(Failed(e))
+            return
+        self.store.finish(conversation, "awaiting" if done.pending else "done", done.answer, done.pending)
+        bridge.put(done)
 
     def _turn(self, conversation: Conversation, request: TurnRequest, bridge: Bridge) -> Finished:
         again = conversation.last_run == conversation.run_id
@@ -92,12 +119,13 @@ class Turns:
         if self.host.mcp is not None:  # a server's announced changes: changed tools go, new ones wait
             self.host.mcp.sync(nobody_approves)
         journal = Journal(self.store, conversation, bridge)
-        stored = self.store.messages(conversation.id)
+        stored = self.store.messages(conversation.id, before=conversation.next_seq)  # as the turn found it
         history = [message for _, message in stored]
         if conversation.last_state == "new":
             journal.keep(request.history)
             history += request.history
-        with self.host.agent(request.user, observer=journal, history=history) as agent:
+        steps = RecordedSteps(self.host.registry)
+        with self.host.agent(request.user, observer=journal, history=history, steps=steps) as agent:
             this_run = [message for run_id, message in stored if run_id == conversation.run_id]
             try:
                 answer = self._step(agent, conversation, request, this_run if again else [])

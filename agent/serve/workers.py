@@ -1,10 +1,12 @@
 """The served agent in front: what all workers share is started once, here — the device service (unless
 ADD_MODEL_URL), reached by the tools every worker registers — then the workers, on one listening socket
-(devicedb's `supervise`: one that dies is replaced, and the leases it held are given back at once).
+(plumbing's `supervise`: one that dies is replaced).
 
 Each worker builds its own host through `build_host` (the registry, the model, MCP servers), opens its
-own connections to the database, and runs turns in its own threads; any worker serves any conversation.
-The embedded demo model runs in one worker: its llama.cpp server is sized for the whole machine.
+own connections to the database, and runs turns as durable workflows (durable.py) under an executor id
+of its slot: the worker that replaces a dead one, or the same slot after a restart, finishes the turns
+it left. Any worker serves any conversation. The embedded demo model runs in one worker: its llama.cpp
+server is sized for the whole machine.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from fastapi import FastAPI
 from agent import tracing
 from agent.config import Settings
 from agent.host import Front, build_host, check_mcp_servers_for_several
-from agent.serve import approvals
+from agent.serve import approvals, durable
 from agent.serve.app import create_app
 from agent.serve.conversations import ConversationStore
 from agent.serve.database import open_agent_database
@@ -31,7 +33,7 @@ from agent.serve.hardening import allowed_hosts, uvicorn_options
 from agent.serve.keys import KeyStore
 from agent.serve.limits import ServeLimits
 from agent.serve.service import Service
-from agent.serve.turns import Turns, worker_id
+from agent.serve.turns import Turns
 from agent.tools import FunctionTool
 from plumbing.sockets import listening_socket
 from plumbing.supervision import exit_on_sigterm, supervise
@@ -68,24 +70,23 @@ def serve(settings: Settings, shared: SharedParts, host: str, port: int, workers
         print(f"serving the agent on http://{host}:{port} ({workers} worker(s))", file=sys.stderr, flush=True)
         if workers == 1:
             return run_worker(sock, plan)
-        conversations = ConversationStore(db)
-        supervise(run_worker, (sock, plan), workers, lambda pid: conversations.release_owner(worker_id(pid)))
+        supervise(run_worker, (sock, plan), workers, numbered=True)
     return None
 
 
-def run_worker(sock: socket.socket, plan: Plan) -> None:
-    """One worker: uvicorn serving the app on the shared socket."""
+def run_worker(sock: socket.socket, plan: Plan, slot: int = 0) -> None:
+    """Worker `slot`: uvicorn serving the app on the shared socket."""
     exit_on_sigterm()  # what the worker started stops, and its last spans leave
     with ExitStack() as stack:
         settings = plan.settings
-        app = allowed_hosts(worker_app(plan, stack), settings.serve_allowed_hosts)
+        app = allowed_hosts(worker_app(plan, stack, slot), settings.serve_allowed_hosts)
         options = uvicorn_options(settings.serve_max_connections)
         config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=10, **options)
         uvicorn.Server(config).run(sockets=[sock])
 
 
-def worker_app(plan: Plan, stack: ExitStack) -> FastAPI:
-    """The app of one worker; what it started stops with `stack`."""
+def worker_app(plan: Plan, stack: ExitStack, slot: int = 0) -> FastAPI:
+    """The app of worker `slot`; what it started stops with `stack`."""
     settings = plan.settings
     tracing.start(stack)  # a spawned worker exports its own spans
     report = logging.getLogger("agent.serve").warning
@@ -99,6 +100,9 @@ def worker_app(plan: Plan, stack: ExitStack) -> FastAPI:
     threads = stack.enter_context(ThreadPoolExecutor(THREADS, thread_name_prefix="turn"))
     limits = ServeLimits.of(settings, host.model.limits.deadline_seconds)
     turns = Turns(host, ConversationStore(db), limits)
+    turns.runner = durable.start
+    durable.launch(settings, turns, slot)  # and the turns this slot left unfinished go on
+    stack.callback(durable.shutdown)
     app = create_app(Service(host, KeyStore(db), turns, limits, threads))
     tracing.serve(app)
     return app

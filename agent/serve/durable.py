@@ -1,0 +1,83 @@
+"""Durable: the served agent's turns as DBOS workflows, checkpointed in the agent's own database (the
+AGENT_DB file, or DATABASE_URL's Postgres, in a schema `dbos`).
+
+A turn, once admitted (turns.py), runs as a workflow in DBOS's threads, not in the request's: a client
+that goes away does not stop it. Each request to the model and each tool call is a step whose result is
+kept (steps.py). When the server dies — `kill -9`, a lost machine — the next start of a worker with the
+same executor id finds the turns it left unfinished and finishes them with nobody asking: a finished
+step is not run again, a call cut off in the middle runs again only where that is safe.
+
+DBOS logs only warnings and errors: its start, migrations and recoveries stay out of the server's output.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dbos import DBOS, DBOSConfig, SetWorkflowID
+
+from agent.config import Settings
+from agent.serve.events import Bridge, Unwatched
+
+if TYPE_CHECKING:
+    from agent.serve.turns import Admitted, Turns
+
+NAME = "tool-use-agent"
+_turns: Turns | None = None  # the worker's, which the workflows of this process run on
+_bridges: dict[str, Bridge] = {}  # workflow id -> the request waiting on it (none for a recovered turn)
+
+
+def executor_id(slot: int = 0) -> str:
+    """Who runs a turn: this machine's worker `slot` (a worker that replaces a dead one takes its slot,
+    and so its unfinished turns)."""
+    return f"{socket.gethostname()}-{slot}"
+
+
+def system_database(settings: Settings) -> str:
+    if settings.database_url:
+        return settings.database_url
+    return f"sqlite:///{Path(settings.agent_db).resolve()}"
+
+
+def launch(settings: Settings, turns: Turns, slot: int = 0) -> None:
+    """Start DBOS in this worker, on the agent's database; the turns this executor left unfinished are
+    recovered in the background."""
+    global _turns
+    _turns = turns
+    config: DBOSConfig = {
+        "name": NAME,
+        "system_database_url": system_database(settings),
+        "executor_id": executor_id(slot),
+        "log_level": "WARNING",
+        "sys_db_pool_size": 8,
+    }
+    DBOS(config=config)
+    logging.getLogger("dbos").setLevel(logging.WARNING)
+    DBOS.launch()
+
+
+def shutdown() -> None:
+    DBOS.destroy(workflow_completion_timeout_sec=0)
+
+
+def start(admitted: Admitted, bridge: Bridge) -> None:
+    """Run the admitted turn as a workflow, telling `bridge` what happens."""
+    workflow_id = f"turn-{admitted.conversation.run_id}-{uuid.uuid4().hex[:8]}"
+    _bridges[workflow_id] = bridge
+    try:
+        with SetWorkflowID(workflow_id):
+            DBOS.start_workflow(served_turn, admitted)
+    except BaseException:
+        _bridges.pop(workflow_id, None)
+        raise
+
+
+@DBOS.workflow(name="served_turn")
+def served_turn(admitted: Admitted) -> Any:
+    assert _turns is not None, "DBOS ran a turn before the worker launched it"
+    bridge = _bridges.pop(DBOS.workflow_id or "", None) or Unwatched()
+    _turns.go_on(admitted, bridge)

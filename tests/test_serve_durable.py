@@ -1,0 +1,156 @@
+"""Durable turns (agent/serve/durable.py): after `kill -9` of the whole server — every process of it —
+a restart finishes each turn it cut off, with no request from anyone. A finished step is not run again;
+a tool call cut off in the middle runs again only when that is safe (the device service deduplicates its
+Idempotency-Key), and a write that is not safe to repeat waits for the person: it may or may not have
+run. Each write makes one row and runs once, as the audit's decisions say. On SQLite and on Postgres."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import openai
+import pytest
+
+from agent.guards import envelope_of
+from tests.conftest import ROOT
+from tests.devicedb_support import rows, stored_keys
+from tests.fake_llm import call, text, tool_calls
+from tests.serve_support import ServedAgent, devices
+from tests.test_serve_crash import SlowDeviceService, agent_database, client, holding
+
+
+def decisions(agent: ServedAgent, call_id: str) -> list[str]:
+    """The audit's decisions about one call, in order."""
+    lines = [json.loads(line) for line in (agent.cwd / "audit.jsonl").read_text().splitlines()]
+    return [line["decision"] for line in lines if line["call_id"] == call_id]
+
+
+def settled(agent: ServedAgent, state: str = "done") -> tuple[str, str]:
+    """(id, answer) of the one conversation, once its turn has ended in `state`."""
+    give_up_at = time.monotonic() + 60
+    while (found := agent.query("SELECT id, state, answer FROM conversations")) == [] or found[0][1] != state:
+        assert found == [] or found[0][1] in ("running", state), found
+        assert time.monotonic() < give_up_at, f"the turn did not end {state}: {found}\n{agent.log()}"
+        time.sleep(0.1)
+    return found[0][0], found[0][2]
+
+
+def stored(agent: ServedAgent, conversation: str) -> list[dict]:
+    found = agent.query(
+        "SELECT message FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation,)
+    )
+    return [json.loads(message)["data"] for (message,) in found]
+
+
+def cut_off(agent: ServedAgent, words: str, reached) -> None:
+    """Send `words` as alice; once `reached()` says the turn is where the test wants it, kill the server."""
+    alice = client(agent, agent.keys["alice"])
+    with ThreadPoolExecutor(1) as pool:
+        messages = [{"role": "user", "content": words}]
+        turn = pool.submit(alice.chat.completions.create, model="m", messages=messages)
+        give_up_at = time.monotonic() + 60
+        while not reached():
+            assert time.monotonic() < give_up_at and not turn.done(), agent.log()
+            time.sleep(0.05)
+        agent.kill()
+        with pytest.raises(openai.APIConnectionError):
+            turn.result(timeout=60)
+
+
+def test_a_turn_cut_off_in_a_model_request_is_finished_by_the_restart(fake_llm, tmp_path, database):
+    reached, release = threading.Event(), threading.Event()
+    add = call("add_device_model", {"model": "CPH2223"}, "c1")
+    fake_llm.add(tool_calls(add), holding(reached, release), text("CPH2223 is in."))
+    with ServedAgent(fake_llm.url, tmp_path, agent_database(database)) as agent:
+        agent.keys = {"alice": agent.key("alice")}
+        cut_off(agent, "add CPH2223", reached.is_set)
+        release.set()  # the request the dead server made gets its answer, which nobody reads
+        agent.start()
+        conversation, answer = settled(agent)
+        assert answer == "CPH2223 is in."
+        assert [m["type"] for m in stored(agent, conversation)] == ["human", "ai", "tool", "ai"]
+        assert len(fake_llm.requests) == 3  # the one the kill cut off, asked again; the first one not
+        assert fake_llm.requests[2]["messages"] == fake_llm.requests[1]["messages"]
+        assert devices(agent.database) == [("CPH2223", "alice")]
+        assert decisions(agent, "c1") == ["ran"]  # the finished call was not run again
+
+
+def test_a_write_cut_off_in_the_middle_runs_again_with_its_key_and_acts_once(
+    fake_llm, tmp_path, database, device_service
+):
+    proxy = SlowDeviceService(f"{device_service.url}/api/models")
+    fake_llm.add(tool_calls(call("add_device_model", {"model": "RMX1901"}, "c1")), text("Added RMX1901."))
+    try:
+        with ServedAgent(fake_llm.url, tmp_path, agent_database(database), ADD_MODEL_URL=proxy.url) as agent:
+            agent.keys = {"alice": agent.key("alice")}
+            cut_off(agent, "add RMX1901", proxy.reached.is_set)  # the service wrote; its answer is held
+            proxy.release.set()
+            agent.start()
+            conversation, answer = settled(agent)
+            assert answer == "Added RMX1901."
+            tool = stored(agent, conversation)[2]
+            assert envelope_of(tool["content"])["data"]["model"] == "RMX1901"
+            assert decisions(agent, "c1") == ["ran"]
+    finally:
+        proxy.close()
+    assert len(proxy.keys) == 2 and proxy.keys[0] == proxy.keys[1]  # the same call, the same key
+    assert rows(str(device_service.store.db.path)) == [("RMX1901", "营销名未解密", None)]
+    assert [key for key, _ in stored_keys(str(device_service.store.db.path))] == [proxy.keys[0]]
+    assert len(fake_llm.requests) == 2  # the model was not asked again for the call it had made
+
+
+def ledger(tmp_path: Path) -> dict[str, str]:
+    """A served agent's settings with the ledger MCP server, whose writes hold until `tmp_path/hold`."""
+    server = {
+        "command": sys.executable,
+        "args": [str(ROOT / "tests" / "mcp_ledger_server.py")],
+        "env": {"LEDGER_FILE": str(tmp_path / "ledger.txt"), "HOLD_FILE": str(tmp_path / "hold")},
+        "trusted": True,
+        "allow": ["append_entry"],
+        "users": "shared",
+    }
+    (tmp_path / "mcp_servers.json").write_text(json.dumps({"mcpServers": {"ledger": server}}))
+    (tmp_path / "permissions.json").write_text(json.dumps({"default": ["mcp:ledger"]}))
+    return {
+        "MCP_CONFIG": str(tmp_path / "mcp_servers.json"),
+        "PERMISSIONS_FILE": str(tmp_path / "permissions.json"),
+    }
+
+
+@pytest.mark.parametrize("again", [False, True], ids=["no", "yes"])
+def test_a_write_that_may_not_repeat_waits_for_the_person_after_the_restart(fake_llm, tmp_path, again):
+    entry = call("ledger__append_entry", {"text": "pay 5"}, "w1")
+    fake_llm.add(tool_calls(entry))
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db"), **ledger(tmp_path)) as agent:
+        agent.keys = {"alice": agent.key("alice")}
+        cut_off(agent, 'append_entry {"text": "pay 5"}', (tmp_path / "hold.reached").exists)
+        (tmp_path / "hold").touch()  # from now on the ledger answers at once
+        agent.start()
+        conversation, question = settled(agent, "awaiting")
+        assert "may or may not have run" in question and "ledger__append_entry" in question
+        [(pending,)] = agent.query("SELECT pending FROM conversations")
+        assert json.loads(pending)["kind"] == "rerun"
+        assert (tmp_path / "ledger.txt").read_text() == "pay 5\n"  # not run again by itself
+        assert len(fake_llm.requests) == 1
+
+        fake_llm.add(text("Done." if again else "Left it."))
+        alice = client(agent, agent.keys["alice"])
+        answer = alice.chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "yes" if again else "no"}],
+            extra_body={"conversation_id": conversation},
+        )
+        assert answer.choices[0].message.content == ("Done." if again else "Left it.")
+        result = envelope_of(fake_llm.requests[-1]["messages"][-1]["content"])
+        written = (tmp_path / "ledger.txt").read_text()
+        if again:  # the person chose to run it again: a second entry, by their word
+            assert result["ok"] and written == "pay 5\npay 5\n"
+            assert decisions(agent, "w1") == ["outcome_unknown", "ran"]
+        else:
+            assert "chose not to run this call again" in result["error"] and written == "pay 5\n"
+            assert decisions(agent, "w1") == ["outcome_unknown", "not_run_again"]
