@@ -82,6 +82,13 @@ class Settings(BaseSettings):
     serve_allowed_hosts: str = Field("", validation_alias="SERVE_ALLOWED_HOSTS")
     """Host names a request may name, comma-separated (another: 400); empty: any."""
 
+    serve_name: str = Field("", max_length=100, validation_alias="SERVE_NAME")
+    """This server's name among those sharing one database: its workers' turns are recovered under it
+    after a restart (empty: the machine's host name)."""
+
+    serve_peer_seconds: float = Field(30.0, gt=0, validation_alias="SERVE_PEER_SECONDS")
+    """A worker of any server not heard from for this long has died: a live one finishes its turns."""
+
 
 DEFAULT_PERMISSIONS = frozenset({"add_model", "delete_model"})
 

@@ -10,6 +10,7 @@ import json
 import sys
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from tests.test_serve_crash import SlowDeviceService, agent_database, client, ho
 
 def decisions(agent: ServedAgent, call_id: str) -> list[str]:
     """The audit's decisions about one call, in order."""
-    lines = [json.loads(line) for line in (agent.cwd / "audit.jsonl").read_text().splitlines()]
+    audit = agent.cwd / "audit.jsonl"
+    lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
     return [line["decision"] for line in lines if line["call_id"] == call_id]
 
 
@@ -154,3 +156,31 @@ def test_a_write_that_may_not_repeat_waits_for_the_person_after_the_restart(fake
         else:
             assert "chose not to run this call again" in result["error"] and written == "pay 5\n"
             assert decisions(agent, "w1") == ["outcome_unknown", "not_run_again"]
+
+
+def test_a_server_killed_has_its_turns_finished_by_another_on_the_same_postgres(fake_llm, tmp_path, postgres):
+    name = f"two_{uuid.uuid4().hex[:10]}"
+    database = postgres.create_database(name)
+    reached, release = threading.Event(), threading.Event()
+    add = call("add_device_model", {"model": "CPH2223"}, "c1")
+    fake_llm.add(tool_calls(add), holding(reached, release), text("CPH2223 is in."))
+    for server in ("a", "b"):
+        (tmp_path / server).mkdir()
+    quick = {"SERVE_PEER_SECONDS": "2"}  # a server not heard from for 2 s has died
+    try:
+        with (
+            ServedAgent(fake_llm.url, tmp_path / "a", database, SERVE_NAME="a", **quick) as a,
+            ServedAgent(fake_llm.url, tmp_path / "b", database, SERVE_NAME="b", **quick) as b,
+        ):
+            a.keys = {"alice": a.key("alice")}
+            cut_off(a, "add CPH2223", reached.is_set)  # server a, every process of it, in a model request
+            release.set()
+            conversation, answer = settled(b)  # server b finished it, with nobody asking
+            assert answer == "CPH2223 is in."
+            assert "executors a-0 silent: 1 turn(s) recovered" in b.log()
+            assert [m["type"] for m in stored(b, conversation)] == ["human", "ai", "tool", "ai"]
+            assert len(fake_llm.requests) == 3
+            assert devices(database) == [("CPH2223", "alice")]
+            assert decisions(a, "c1") == ["ran"] and decisions(b, "c1") == []
+    finally:
+        postgres.drop_database(name)

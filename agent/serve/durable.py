@@ -31,10 +31,10 @@ _turns: Turns | None = None  # the worker's, which the workflows of this process
 _bridges: dict[str, Bridge] = {}  # workflow id -> the request waiting on it (none for a recovered turn)
 
 
-def executor_id(slot: int = 0) -> str:
-    """Who runs a turn: this machine's worker `slot` (a worker that replaces a dead one takes its slot,
-    and so its unfinished turns)."""
-    return f"{socket.gethostname()}-{slot}"
+def executor_id(settings: Settings, slot: int = 0) -> str:
+    """Who runs a turn: worker `slot` of this server (SERVE_NAME, else the machine's name). A worker that
+    replaces a dead one takes its slot, and so its unfinished turns; so does the same slot restarted."""
+    return f"{settings.serve_name or socket.gethostname()}-{slot}"
 
 
 def system_database(settings: Settings) -> str:
@@ -51,7 +51,7 @@ def launch(settings: Settings, turns: Turns, slot: int = 0) -> None:
     config: DBOSConfig = {
         "name": NAME,
         "system_database_url": system_database(settings),
-        "executor_id": executor_id(slot),
+        "executor_id": executor_id(settings, slot),
         "log_level": "WARNING",
         "sys_db_pool_size": 8,
     }

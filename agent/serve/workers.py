@@ -32,6 +32,7 @@ from agent.serve.database import open_agent_database
 from agent.serve.hardening import allowed_hosts, uvicorn_options
 from agent.serve.keys import KeyStore
 from agent.serve.limits import ServeLimits
+from agent.serve.recovery import Heartbeat
 from agent.serve.service import Service
 from agent.serve.turns import Turns
 from agent.tools import FunctionTool
@@ -103,6 +104,9 @@ def worker_app(plan: Plan, stack: ExitStack, slot: int = 0) -> FastAPI:
     turns.runner = durable.start
     durable.launch(settings, turns, slot)  # and the turns this slot left unfinished go on
     stack.callback(durable.shutdown)
+    heartbeat = Heartbeat(db, durable.executor_id(settings, slot), settings.serve_peer_seconds)
+    heartbeat.start()  # and the turns of workers that died, here or on another server, go on too
+    stack.callback(heartbeat.stop)
     app = create_app(Service(host, KeyStore(db), turns, limits, threads))
     tracing.serve(app)
     return app
