@@ -14,7 +14,7 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -88,6 +88,8 @@ class Turns:
             bridge.put(Failed(e))
             return
         bridge.put(Started(conversation.id, conversation.run_id))
+        if conversation.last_state != "new":  # the client's history is the stored one: not kept again
+            request = replace(request, history=[])
         admitted = Admitted(request, conversation, self.owner)
         try:
             self.runner(admitted, bridge)
