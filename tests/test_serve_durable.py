@@ -64,11 +64,12 @@ def cut_off(agent: ServedAgent, words: str, reached) -> None:
             turn.result(timeout=60)
 
 
-def test_a_turn_cut_off_in_a_model_request_is_finished_by_the_restart(fake_llm, tmp_path, database):
+@pytest.mark.parametrize("workers", [1, 4])
+def test_a_turn_cut_off_in_a_model_request_is_finished_by_the_restart(fake_llm, tmp_path, database, workers):
     reached, release = threading.Event(), threading.Event()
     add = call("add_device_model", {"model": "CPH2223"}, "c1")
     fake_llm.add(tool_calls(add), holding(reached, release), text("CPH2223 is in."))
-    with ServedAgent(fake_llm.url, tmp_path, agent_database(database)) as agent:
+    with ServedAgent(fake_llm.url, tmp_path, agent_database(database), workers=workers) as agent:
         agent.keys = {"alice": agent.key("alice")}
         cut_off(agent, "add CPH2223", reached.is_set)
         release.set()  # the request the dead server made gets its answer, which nobody reads
