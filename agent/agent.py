@@ -7,6 +7,7 @@ goes back as its own `role: "tool"` message carrying the same `tool_call_id` (no
 
 from __future__ import annotations
 
+import contextvars
 import json
 import time
 import uuid
@@ -64,7 +65,7 @@ class TurnObserver:
 class TurnPolicy:
     """What a model choice adds to the loop, each part optional: which tools each request carries, an
     answer the host states itself instead of asking the model (the demo model's), and whether the model
-    may stream its answer while tools are offered; and how its steps run (agent/steps.py)."""
+    may stream its answer while tools are offered; and how its tool calls run (agent/steps.py)."""
 
     selector: Selector | None = None
     answerer: Answerer | None = None
@@ -179,8 +180,7 @@ class ChatAgent:
             tools = self.policy.selector.select(tools, this_turn(self.memory.history()))
         read = untrusted_texts(self.memory.history(), self._untrusted_definitions(tools))  # all it ever read
         try:
-            seconds = guard.seconds_left()
-            reply = self.policy.steps.model(lambda: self._request(tools, tool_choice, seconds))
+            reply = self._request(tools, tool_choice, guard.seconds_left())
         except LLMError:
             guard.check_budgets()  # a wait cut short by the deadline reports the deadline
             raise
@@ -252,10 +252,10 @@ class ChatAgent:
     def _execute(self, ctx: ToolContext, calls: list[Any]) -> list[tuple[Executed | AwaitingApproval, float]]:
         """(what ran, seconds) in call order. Tools that may run alongside others do, in a thread pool;
         the rest run here, one after another (a confirmation prompt needs this thread)."""
-        if len(calls) < 2 or not self.policy.steps.concurrent:
+        if len(calls) < 2:
             return [self._timed(ctx, call) for call in calls]
-        futures = {
-            i: self._pool().submit(self._timed, ctx, call)
+        futures = {  # each in a copy of this thread's context (the host's, e.g. the person's answer)
+            i: self._pool().submit(contextvars.copy_context().run, self._timed, ctx, call)
             for i, call in enumerate(calls)
             if self.registry.runs_concurrently(call["name"] or "")
         }
