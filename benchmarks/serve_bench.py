@@ -205,8 +205,11 @@ def row(name: str, database: str, workers: int, load: tuple, added: float, memor
     )
 
 
-def ours(llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float) -> list[str]:
-    """Our rows for one database and worker count: the OpenAI face, then the AG-UI face."""
+def ours(
+    llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float, durable: bool
+) -> list[tuple[str, float]]:
+    """Our rows for one database and worker count, with each turn a durable workflow or run in the
+    worker's threads: the OpenAI face, then the AG-UI face; each (row, added ms)."""
     from plumbing.sockets import free_port
 
     port = free_port()
@@ -217,18 +220,21 @@ def ours(llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float) 
         "LLM_BASE_URL": llm_url,
         "LLM_STREAM": "0",
         "AUDIT_LOG": str(tmp / "a.jsonl"),
+        "SERVE_DURABLE": "1" if durable else "0",
     }
     env |= {"SERVE_REQUESTS_PER_MINUTE": "1000000", "SERVE_RUNS_PER_USER": "64", "PYTHONPATH": str(ROOT)}
     keys = _keys(env, tmp)
     command = [sys.executable, "-m", "benchmarks.serve_bench", "--serve", str(port), str(workers)]
     server = Server(command, env, tmp, f"http://127.0.0.1:{port}")
     label = "Postgres" if database.startswith("postgresql://") else "SQLite"
+    how = "durable" if durable else "threads"
     try:
         grown, load, added = measured(server, lambda i: openai_user(server.url, keys[i], TURNS), solo_p50)
         stored = _stored_kib(env)
-        rows = [row("ours, OpenAI face", label, workers, load, added, f"{grown:.0f} ({stored:.1f} stored)")]
+        memory = f"{grown:.0f} ({stored:.1f} stored)"
+        rows = [(row(f"ours, OpenAI face, {how}", label, workers, load, added, memory), added)]
         grown, load, added = measured(server, lambda i: agui_user(server.url, keys[i], TURNS), solo_p50)
-        return [*rows, row("ours, AG-UI face", label, workers, load, added, f"{grown:.0f}")]
+        return [*rows, (row(f"ours, AG-UI face, {how}", label, workers, load, added, f"{grown:.0f}"), added)]
     finally:
         server.stop()
 
@@ -330,16 +336,25 @@ def main() -> None:
         print("| server | database | workers | turns/s | p50 ms | p99 ms | added ms/turn | KiB/conv |")
         print("|---|---|---|---|---|---|---|---|")
         print(row("in-process ChatAgent (threads)", "(none)", 1, inprocess, 0.0, "-"), flush=True)
+        ratios: list[tuple[str, float, float]] = []
         for n, (backend, workers) in enumerate(
             (("SQLite", 1), ("SQLite", 4), ("Postgres", 1), ("Postgres", 4))
         ):
-            database = (
-                str(tmp / f"agent{n}.db") if backend == "SQLite" else postgres.create_database(f"agent{n}")
-            )
-            for line in ours(llm_url, tmp, database, workers, solo_p50):
-                print(line, flush=True)
+            added: dict[bool, list[float]] = {}
+            for durable in (False, True):  # before durable turns, and with them
+                name = f"agent{n}{'d' if durable else 't'}"
+                database = str(tmp / f"{name}.db") if backend == "SQLite" else postgres.create_database(name)
+                rows = ours(llm_url, tmp, database, workers, solo_p50, durable)
+                print("\n".join(line for line, _ in rows), flush=True)
+                added[durable] = [ms for _, ms in rows]
+            for face, before, after in zip(("OpenAI", "AG-UI"), added[False], added[True], strict=True):
+                ratios.append((f"{face} face, {backend}, {workers} worker(s)", after, before))
         for workers in (1, 4):
             print(peer(llm_url, tmp, os.path.abspath(args.peers_python), workers, solo_p50), flush=True)
+        print("\nadded ms/turn, durable / threads (ratio):")
+        for label, after, before in ratios:
+            times = f"{after / before:.1f}x" if before > 0 else "n/a"
+            print(f"- {label}: {after:+.1f} / {before:+.1f} ms = {times}")
     return None
 
 
