@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     serve_allowed_hosts: str = Field("", validation_alias="SERVE_ALLOWED_HOSTS")
     """Host names a request may name, comma-separated (another: 400); empty: any."""
 
+    serve_durable: bool = Field(True, validation_alias="SERVE_DURABLE")
+    """Run each served turn as a durable workflow (DBOS): a restart finishes it. Off: in the worker's
+    threads, and a turn cut off by a crash waits for the client to send it again."""
+
     serve_name: str = Field("", max_length=100, validation_alias="SERVE_NAME")
     """This server's name among those sharing one database: its workers' turns are recovered under it
     after a restart (empty: the machine's host name)."""

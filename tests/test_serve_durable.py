@@ -49,12 +49,13 @@ def stored(agent: ServedAgent, conversation: str) -> list[dict]:
     return [json.loads(message)["data"] for (message,) in found]
 
 
-def cut_off(agent: ServedAgent, words: str, reached) -> None:
+def cut_off(agent: ServedAgent, words: str, reached, idempotency_key: str | None = None) -> None:
     """Send `words` as alice; once `reached()` says the turn is where the test wants it, kill the server."""
     alice = client(agent, agent.keys["alice"])
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
     with ThreadPoolExecutor(1) as pool:
         messages = [{"role": "user", "content": words}]
-        turn = pool.submit(alice.chat.completions.create, model="m", messages=messages)
+        turn = pool.submit(alice.chat.completions.create, model="m", messages=messages, extra_headers=headers)
         give_up_at = time.monotonic() + 60
         while not reached():
             assert time.monotonic() < give_up_at and not turn.done(), agent.log()
@@ -185,3 +186,27 @@ def test_a_server_killed_has_its_turns_finished_by_another_on_the_same_postgres(
             assert decisions(a, "c1") == ["ran"] and decisions(b, "c1") == []
     finally:
         postgres.drop_database(name)
+
+
+def test_an_approval_waits_across_a_restart_and_runs_once_after_yes(fake_llm, tmp_path):
+    fake_llm.add(tool_calls(call("add_device_model", {"model": "A5010"}, "a1")), text("Added A5010."))
+    fake_llm.add(tool_calls(call("delete_device_model", {"model": "A5010"}, "d1")))
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db")) as agent:
+        alice = client(agent, agent.key("alice"))
+        said = alice.chat.completions.create(model="m", messages=[{"role": "user", "content": "add A5010"}])
+        conversation = said.model_extra["conversation_id"]
+        more = {"conversation_id": conversation}
+        ask = [{"role": "user", "content": "delete A5010"}]
+        asked = alice.chat.completions.create(model="m", messages=ask, extra_body=more)
+        assert asked.model_extra["pending_approval"]["name"] == "delete_device_model"
+        agent.kill()  # every process of the server, while the approval waits
+        agent.start()
+        assert devices(agent.database) == [("A5010", "alice")]
+        fake_llm.add(text("Deleted A5010."))
+        yes = [{"role": "user", "content": "yes"}]
+        done = alice.chat.completions.create(model="m", messages=yes, extra_body=more)
+        assert done.choices[0].message.content == "Deleted A5010."
+        assert devices(agent.database) == []
+        assert decisions(agent, "d1") == ["awaiting_approval", "ran"]
+        assert decisions(agent, "a1") == ["ran"]
+        assert len(fake_llm.requests) == 4

@@ -41,6 +41,7 @@ class Conversation:
     last_state: str = "new"  # new, running, done, awaiting, failed
     last_answer: str | None = None
     pending: Approval | None = None
+    following: bool = False  # the run is running already: the client follows it (follow.py)
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,18 @@ class ConversationStore:
         self.db, self.clock = db, clock
 
     def begin(self, user: str, where: Where, owner: str, limits: ServeLimits) -> Conversation:
-        """Admit a turn under the user's limits and lease its conversation to `owner` (created if new)."""
+        """Admit a turn under the user's limits and lease its conversation to `owner` (created if new); a
+        run that is running already is not run twice: the conversation says it is `following` it."""
         now = self.clock()
         with self.db.transaction() as db:
-            self._admit(db, user, now, limits)
+            self._count(db, user, now, limits)
             row = self._find(db, user, where) or self._create(db, user, where, now)
-            if row["lease_until"] is not None and row["lease_until"] > now:
-                raise Busy("a turn is already running in this conversation; retry when it has answered")
             conversation = _conversation(row, user, _run_id(row["id"], where.run_key))
+            if row["lease_until"] is not None and row["lease_until"] > now:
+                if where.run_key is not None and row["run_id"] == conversation.run_id:
+                    return replace(conversation, following=True)  # the same run, sent again
+                raise Busy("a turn is already running in this conversation; retry when it has answered")
+            self._admit(db, user, now, limits)
             db.execute(
                 "UPDATE conversations SET lease_owner = ?, lease_until = ?, run_id = ?, state = 'running', "
                 "updated_at = ? WHERE id = ?",
@@ -76,9 +81,9 @@ class ConversationStore:
             ).fetchone()["n"]
         return replace(conversation, next_seq=next_seq)
 
-    def _admit(self, db: Cursor, user: str, now: float, limits: ServeLimits) -> None:
-        """Count the turn in the user's minute (that row's lock makes the user's admissions take turns,
-        across workers), and refuse it over either limit."""
+    def _count(self, db: Cursor, user: str, now: float, limits: ServeLimits) -> None:
+        """Count the request in the user's minute (that row's lock makes the user's admissions take turns,
+        across workers), and refuse it over the limit."""
         window = now - now % 60
         requests = db.execute(
             "INSERT INTO request_counts (user_id, window_start, requests) VALUES (?, ?, 1) "
@@ -90,6 +95,9 @@ class ConversationStore:
         if requests > limits.requests_per_minute:
             wait = math.ceil(window + 60 - now)
             raise TooManyRequests(f"over {limits.requests_per_minute} turns a minute; retry in {wait}s", wait)
+
+    def _admit(self, db: Cursor, user: str, now: float, limits: ServeLimits) -> None:
+        """Refuse a new turn over the user's turns at once."""
         running = db.execute(
             "SELECT COUNT(*) AS n FROM conversations WHERE user_id = ? AND lease_until > ?", (user, now)
         ).fetchone()["n"]
@@ -134,16 +142,46 @@ class ConversationStore:
             (conversation.id, seq, conversation.run_id, body),
         )
 
-    def messages(self, conversation_id: str, before: int | None = None) -> list[tuple[str, BaseMessage]]:
-        """The history, in order, each message with the run id of the turn that added it; `before`: only
-        those stored before that place (what a turn found when it began, however often it runs)."""
+    def messages(
+        self, conversation_id: str, before: int | None = None, since: int = 0
+    ) -> list[tuple[str, BaseMessage]]:
+        """The history, in order, each message with the run id of the turn that added it; only those
+        stored before place `before` (what a turn found when it began, however often it runs) and from
+        place `since` on."""
         with self.db.reading() as db:
             rows = db.execute(
-                "SELECT run_id, message FROM messages WHERE conversation_id = ? AND seq < ? ORDER BY seq",
-                (conversation_id, (1 << 62) if before is None else before),
+                "SELECT run_id, message FROM messages WHERE conversation_id = ? AND seq >= ? AND seq < ? "
+                "ORDER BY seq",
+                (conversation_id, since, (1 << 62) if before is None else before),
             ).fetchall()
         messages = messages_from_dict([json.loads(row["message"]) for row in rows])
         return [(row["run_id"], message) for row, message in zip(rows, messages, strict=True)]
+
+    def progress(self, conversation: Conversation, after: int) -> tuple[Any, list[tuple[int, BaseMessage]]]:
+        """Where a running turn is: its conversation's row (run id, state, answer, pending, lease), and
+        (seq, message) of what the turn stored after `after`."""
+        with self.db.reading() as db:
+            row = db.execute(
+                f"SELECT {COLUMNS}, lease_until FROM conversations WHERE id = ?", (conversation.id,)
+            ).fetchone()
+            rows = db.execute(
+                "SELECT seq, message FROM messages WHERE conversation_id = ? AND run_id = ? AND seq > ? "
+                "ORDER BY seq",
+                (conversation.id, conversation.run_id, after),
+            ).fetchall()
+        messages = messages_from_dict([json.loads(found["message"]) for found in rows])
+        return row, [(found["seq"], message) for found, message in zip(rows, messages, strict=True)]
+
+    def starting(self, run_id: str, call_id: str) -> bool:
+        """Mark a call of a turn as started; False when it was marked already (it started before)."""
+        return (
+            self.db.write(
+                "INSERT INTO started_calls (run_id, call_id, started_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (run_id, call_id) DO NOTHING",
+                (run_id, call_id, self.clock()),
+            )
+            > 0
+        )
 
     def threads(self, user: str, limit: int = 100) -> list[Any]:
         """The user's conversations, the latest first: id, thread id (an OpenAI-face conversation's is its

@@ -2,10 +2,11 @@
 AGENT_DB file, or DATABASE_URL's Postgres, in a schema `dbos`).
 
 A turn, once admitted (turns.py), runs as a workflow in DBOS's threads, not in the request's: a client
-that goes away does not stop it. Each request to the model and each tool call is a step whose result is
-kept (steps.py). When the server dies — `kill -9`, a lost machine — the next start of a worker with the
-same executor id finds the turns it left unfinished and finishes them with nobody asking: a finished
-step is not run again, a call cut off in the middle runs again only where that is safe.
+that goes away does not stop it. Each request to the model and each tool call is a step whose result the
+conversation keeps as it ends (journal.py). When the server dies — `kill -9`, a lost machine — the next
+start of a worker with the same executor id finds the turns it left unfinished and finishes them with
+nobody asking, from what was kept: a finished step is not run again, a call cut off in the middle runs
+again only where that is safe (steps.py).
 
 DBOS logs only warnings and errors: its start, migrations and recoveries stay out of the server's output.
 """
@@ -17,6 +18,7 @@ import socket
 import sqlite3
 import uuid
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,11 +26,18 @@ from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from agent.config import Settings
 from agent.serve.events import Bridge, Unwatched
+from agent.serve.recovery import Heartbeat
+from agent.serve.steps import OnceSteps
+from plumbing.sql import Database
 
 if TYPE_CHECKING:
     from agent.serve.turns import Admitted, Turns
 
 NAME = "tool-use-agent"
+# The turns a server recovers are those of this version: a new release of the code recovers the turns
+# an older one left, since a turn goes on from what its conversation kept, not from DBOS's own record of
+# its steps. Change it only when a turn's input (turns.Admitted) changes shape.
+VERSION = "served-turn-1"
 _turns: Turns | None = None  # the worker's, which the workflows of this process run on
 _bridges: dict[str, Bridge] = {}  # workflow id -> the request waiting on it (none for a recovered turn)
 
@@ -57,15 +66,28 @@ def sqlite_connection(path: Path) -> Callable[[], sqlite3.Connection]:
     return connect
 
 
+def run_turns(settings: Settings, turns: Turns, db: Database, slot: int, stack: ExitStack) -> None:
+    """From now on `turns` runs each turn as a workflow of worker `slot`, until `stack` closes. The turns
+    this executor left unfinished are recovered in the background, and those of a worker that died,
+    here or on another server (recovery.py)."""
+    turns.runner = start
+    turns.steps = lambda registry: OnceSteps(registry, turns.store)
+    launch(settings, turns, slot)
+    stack.callback(shutdown)
+    heartbeat = Heartbeat(db, executor_id(settings, slot), settings.serve_peer_seconds)
+    heartbeat.start()
+    stack.callback(heartbeat.stop)
+
+
 def launch(settings: Settings, turns: Turns, slot: int = 0) -> None:
-    """Start DBOS in this worker, on the agent's database; the turns this executor left unfinished are
-    recovered in the background."""
+    """Start DBOS in this worker, on the agent's database."""
     global _turns
     _turns = turns
     config: DBOSConfig = {
         "name": NAME,
         "system_database_url": system_database(settings),
         "executor_id": executor_id(settings, slot),
+        "application_version": VERSION,
         "log_level": "WARNING",
         "sys_db_pool_size": 8,
     }

@@ -52,6 +52,12 @@ class Busy(RequestError):
     status, code, retry_after = 409, "conversation_busy", 1
 
 
+class Stopped(RequestError):
+    """The run a client follows again stopped before it answered: it failed, or nobody runs it now."""
+
+    status, code = 409, "turn_stopped"
+
+
 class TooLarge(RequestError):
     """The request body is over the size limit."""
 

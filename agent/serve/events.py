@@ -12,8 +12,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from agent.guards import envelope_of
+from agent.memory import DURATION_MS
 from agent.serve.approvals import Approval
 
 
@@ -69,6 +71,17 @@ class Failed:
 
 
 Event = Started | Text | CallMade | CallAnswered | Finished | Failed
+
+
+def told(message: BaseMessage) -> list[Event]:
+    """What a message the loop added tells the client: a reply's text and calls, a call's result."""
+    if isinstance(message, AIMessage):
+        return [*([Text(message.text)] if message.text else []), *CallMade.all_of(message)]
+    if isinstance(message, ToolMessage):
+        took = message.response_metadata.get(DURATION_MS)
+        envelope = envelope_of(str(message.content))
+        return [CallAnswered(message.tool_call_id, message.name or "", envelope, took)]
+    return []
 
 
 class Bridge:

@@ -3,7 +3,8 @@ face serving the turn (events.py) as it happens, with the answer's text as it st
 
 Stored as it grows, a turn cut off anywhere leaves a history the next turn can use: the messages up to
 the cut, the calls left unanswered repaired as the chat repairs them. A turn run again after its worker
-died (durable.py) adds the same messages at the same places: those stored already are kept as they are.
+died (durable.py) goes on after those it stored (`found`); a step it had begun is run again, and what
+it stores then, at a place already stored, is not kept twice.
 A client that has gone is told nothing more; the turn goes on.
 """
 
@@ -12,13 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
 from agent.agent import TurnObserver
-from agent.guards import envelope_of
-from agent.memory import DURATION_MS
 from agent.serve.conversations import Conversation, ConversationStore
-from agent.serve.events import Bridge, CallAnswered, CallMade, Text
+from agent.serve.events import Bridge, Text, told
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 
@@ -37,29 +36,24 @@ class Journal(TurnObserver):
         for message in messages:
             self._store(message)
 
+    def found(self, messages: list[BaseMessage]) -> None:
+        """Messages this turn stored before its process died, found as they are: the next goes after."""
+        self.seq += len(messages)
+
     def text(self, piece: str) -> None:
         self.streamed = True
         self.bridge.put(Text(piece))
 
     def added(self, message: BaseMessage) -> None:
         self._store(message)
+        for event in told(message):
+            if not (isinstance(event, Text) and self.streamed):  # streamed text is told already
+                self.bridge.put(event)
         if isinstance(message, AIMessage):
-            self._reply(message)
-        elif isinstance(message, ToolMessage):
-            name = message.name or ""
-            envelope = envelope_of(str(message.content))
-            took = message.response_metadata.get(DURATION_MS)
-            self.bridge.put(CallAnswered(message.tool_call_id, name, envelope, took))
+            self.streamed = False
+            usage: dict[str, Any] = dict(message.usage_metadata or {})
+            self.usage.update({key: int(usage.get(key) or 0) for key in USAGE_KEYS})
 
     def _store(self, message: BaseMessage) -> None:
         self.store.append(self.conversation, self.seq, message)
         self.seq += 1
-
-    def _reply(self, message: AIMessage) -> None:
-        if message.text and not self.streamed:
-            self.bridge.put(Text(message.text))
-        self.streamed = False
-        usage: dict[str, Any] = dict(message.usage_metadata or {})
-        self.usage.update({key: int(usage.get(key) or 0) for key in USAGE_KEYS})
-        for call in CallMade.all_of(message):
-            self.bridge.put(call)

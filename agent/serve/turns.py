@@ -25,9 +25,11 @@ from agent.serve.approvals import Approval, answer_in, answered
 from agent.serve.conversations import Conversation, ConversationStore, Where
 from agent.serve.errors import RequestError
 from agent.serve.events import Bridge, Failed, Finished, Started, Text
+from agent.serve.follow import follow
 from agent.serve.journal import Journal
 from agent.serve.limits import ServeLimits
-from agent.serve.steps import RecordedSteps
+from agent.steps import Steps
+from agent.tools import ToolRegistry
 from agent.types import AwaitingApproval
 
 log = logging.getLogger("agent.serve")
@@ -77,7 +79,9 @@ class Turns:
     ) -> None:
         self.host, self.store, self.limits, self.clock = host, store, limits, clock
         self.owner = worker_id()
-        self.runner: Runner = self.go_on  # how an admitted turn runs: here, unless durably (durable.py)
+        # how an admitted turn runs, and its steps: here and now, unless durably (durable.py)
+        self.runner: Runner = self.go_on
+        self.steps: Callable[[ToolRegistry], Steps] = lambda registry: Steps()
 
     def run(self, request: TurnRequest, bridge: Bridge) -> None:
         """Admit the turn (its refusal told to `bridge` at once), then run it, telling `bridge` all that
@@ -88,6 +92,9 @@ class Turns:
             bridge.put(Failed(e))
             return
         bridge.put(Started(conversation.id, conversation.run_id))
+        if conversation.following:  # this run, sent again while it runs: told, not run twice
+            follow(self.store, conversation, bridge, self.clock)
+            return
         if conversation.last_state != "new":  # the client's history is the stored one: not kept again
             request = replace(request, history=[])
         admitted = Admitted(request, conversation, self.owner)
@@ -126,11 +133,14 @@ class Turns:
         if conversation.last_state == "new":
             journal.keep(request.history)
             history += request.history
-        steps = RecordedSteps(self.host.registry)
+        went = [message for _, message in self.store.messages(conversation.id, since=journal.seq)]
+        journal.found(went)  # what this turn did before a restart cut it off, when it runs again (durable.py)
+        history += went
+        this_run = [message for run_id, message in stored if run_id == conversation.run_id] if again else []
+        steps = self.steps(self.host.registry)
         with self.host.agent(request.user, observer=journal, history=history, steps=steps) as agent:
-            this_run = [message for run_id, message in stored if run_id == conversation.run_id]
             try:
-                answer = self._step(agent, conversation, request, this_run if again else [])
+                answer = self._step(agent, conversation, request, this_run + went)
             except AwaitingApproval as waiting:
                 pending = Approval.of(waiting, self.clock())
                 bridge.put(Text(pending.question()))

@@ -32,7 +32,6 @@ from agent.serve.database import open_agent_database
 from agent.serve.hardening import allowed_hosts, uvicorn_options
 from agent.serve.keys import KeyStore
 from agent.serve.limits import ServeLimits
-from agent.serve.recovery import Heartbeat
 from agent.serve.service import Service
 from agent.serve.turns import Turns
 from agent.tools import FunctionTool
@@ -101,12 +100,8 @@ def worker_app(plan: Plan, stack: ExitStack, slot: int = 0) -> FastAPI:
     threads = stack.enter_context(ThreadPoolExecutor(THREADS, thread_name_prefix="turn"))
     limits = ServeLimits.of(settings, host.model.limits.deadline_seconds)
     turns = Turns(host, ConversationStore(db), limits)
-    turns.runner = durable.start
-    durable.launch(settings, turns, slot)  # and the turns this slot left unfinished go on
-    stack.callback(durable.shutdown)
-    heartbeat = Heartbeat(db, durable.executor_id(settings, slot), settings.serve_peer_seconds)
-    heartbeat.start()  # and the turns of workers that died, here or on another server, go on too
-    stack.callback(heartbeat.stop)
+    if settings.serve_durable:  # and the turns this slot, or a dead worker anywhere, left go on
+        durable.run_turns(settings, turns, db, slot, stack)
     app = create_app(Service(host, KeyStore(db), turns, limits, threads))
     tracing.serve(app)
     return app
