@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -265,7 +266,8 @@ class ChatAgent:
     def _timed(self, ctx: ToolContext, call: Any) -> tuple[Executed | AwaitingApproval, float]:
         """What ran, and for how long the tool itself ran (the person's time to confirm not counted)."""
         try:
-            done = self.policy.steps.tool(ctx, call, lambda: self.registry.execute(ctx, call))
+            run = partial(self.registry.execute, ctx, call)  # with the host's last word, if it has one
+            done = self.policy.steps.tool(ctx, call, run)
         except AwaitingApproval as waiting:  # this call waits for the person: it gets no answer now
             return waiting, 0.0
         return done, done.seconds

@@ -91,6 +91,12 @@ class FunctionTool(ABC):
         return value
 
 
+# The host's last word on a call that may run (valid, permitted, approved), just before the tool acts,
+# given its name and final arguments: None to run it, or (the audit's decision, the reason) not to; it may
+# raise AwaitingApproval, to ask the person first (agent/steps.py).
+Starting = Callable[[str, dict[str, Any]], tuple[str, str] | None]
+
+
 class Executed(NamedTuple):
     envelope: str
     ran: bool  # the tool itself ran: the envelope holds what it said
@@ -166,16 +172,18 @@ class ToolRegistry:
         return self.execute(ctx, tool_call).envelope
 
     @tracing.execute_tool
-    def execute(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> Executed:
+    def execute(
+        self, ctx: ToolContext, tool_call: Mapping[str, Any], starting: Starting | None = None
+    ) -> Executed:
         """`execute_tool_call`, also saying whether the tool ran (its output is then data from outside
-        this host; a refusal is the host's own words)."""
+        this host; a refusal is the host's own words). `starting`: the host's last word before it runs."""
         started = time.monotonic()
         ctx = ctx.for_call(tool_call.get("id") or "")
         try:
-            decision, envelope, extra = self._decide_and_run(ctx, tool_call)
+            decision, envelope, extra = self._decide_and_run(ctx, tool_call, starting)
         except AwaitingApproval as waiting:  # not run: the turn stops until the person answers
             waiting.call_id, waiting.run_id = ctx.call_id, ctx.run_id
-            self._audit(ctx, tool_call, "awaiting_approval", fail(str(waiting), retryable=False), 0.0)
+            self._audit(ctx, tool_call, waiting.decision, fail(str(waiting), retryable=False), 0.0)
             raise
         ran_for = extra.pop(RAN_FOR, 0.0)
         envelope = cap_envelope(envelope, self.max_output_chars)
@@ -183,20 +191,15 @@ class ToolRegistry:
         return Executed(envelope, ran=decision == "ran", seconds=ran_for)
 
     @tracing.execute_tool
-    def refuse(
-        self,
-        ctx: ToolContext,
-        tool_call: Mapping[str, Any],
-        reason: str,
-        decision: str = "refused_by_limits",
-    ) -> str:
-        """Answer a call that will not run (the loop's limits, or `decision`), auditing it like any other
-        attempt."""
+    def refuse(self, ctx: ToolContext, tool_call: Mapping[str, Any], reason: str) -> str:
+        """Answer a call the loop will not run (limits), auditing it like any other attempt."""
         envelope = fail(reason, retryable=False)
-        self._audit(ctx.for_call(tool_call.get("id") or ""), tool_call, decision, envelope, 0.0)
+        self._audit(ctx.for_call(tool_call.get("id") or ""), tool_call, "refused_by_limits", envelope, 0.0)
         return envelope
 
-    def _decide_and_run(self, ctx: ToolContext, tool_call: Mapping[str, Any]) -> tuple[str, str, dict]:
+    def _decide_and_run(
+        self, ctx: ToolContext, tool_call: Mapping[str, Any], starting: Starting | None
+    ) -> tuple[str, str, dict]:
         name = tool_call.get("name") or ""
         tool = self._tools.get(name)
         if tool is None:
@@ -232,6 +235,9 @@ class ToolRegistry:
                 fail(f"the person refused to run {name!r}; do not retry it", retryable=False),
                 extra,
             )
+        if starting is not None and (stopped := starting(name, args)) is not None:
+            decision, reason = stopped
+            return decision, fail(reason, retryable=False), extra
         started = time.monotonic()
         envelope = self._run(ctx, tool, args)
         return "ran", envelope, {**extra, RAN_FOR: time.monotonic() - started}

@@ -178,8 +178,12 @@ class AwaitingApproval(AgentError):
     `ChatAgent.resume()`. `arguments`: the exact ones the person is asked about; `call_id` and `run_id`
     (filled in by the registry): the call's and its turn's."""
 
-    def __init__(self, name: str, arguments: dict[str, Any]) -> None:
-        super().__init__(f"{name} waits for the person's approval")
+    decision = "awaiting_approval"  # the audit's
+
+    def __init__(
+        self, name: str, arguments: dict[str, Any], said: str = "waits for the person's approval"
+    ) -> None:
+        super().__init__(f"{name} {said}")
         self.name, self.arguments = name, arguments
         self.call_id = self.run_id = ""
 

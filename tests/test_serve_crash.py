@@ -46,7 +46,7 @@ def holding(reached: threading.Event, release: threading.Event):
 def kill_the_worker_of(agent: ServedAgent, conversation: str) -> None:
     """kill -9 the worker holding the conversation's lease."""
     [(owner,)] = agent.query("SELECT lease_owner FROM conversations WHERE id = ?", (conversation,))
-    os.kill(int(owner.rsplit(":", 1)[1]), signal.SIGKILL)
+    os.kill(int(owner.split(":")[1]), signal.SIGKILL)  # host:pid:start
 
 
 def finished(agent: ServedAgent, conversation: str) -> str:

@@ -115,7 +115,7 @@ def ledger(tmp_path: Path) -> dict[str, str]:
         "args": [str(ROOT / "tests" / "mcp_ledger_server.py")],
         "env": {"LEDGER_FILE": str(tmp_path / "ledger.txt"), "HOLD_FILE": str(tmp_path / "hold")},
         "trusted": True,
-        "allow": ["append_entry"],
+        "allow": ["append_entry"],  # strike_entry is approved first
         "users": "shared",
     }
     (tmp_path / "mcp_servers.json").write_text(json.dumps({"mcpServers": {"ledger": server}}))
@@ -210,3 +210,37 @@ def test_an_approval_waits_across_a_restart_and_runs_once_after_yes(fake_llm, tm
         assert decisions(agent, "d1") == ["awaiting_approval", "ran"]
         assert decisions(agent, "a1") == ["ran"]
         assert len(fake_llm.requests) == 4
+
+
+def test_an_approved_write_cut_off_in_the_middle_is_asked_about_again_and_runs_on_the_persons_word(
+    fake_llm, tmp_path
+):
+    strike = call("ledger__strike_entry", {"text": "pay 5"}, "s1")
+    fake_llm.add(tool_calls(strike))
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db"), **ledger(tmp_path)) as agent:
+        alice = client(agent, agent.keys.setdefault("alice", agent.key("alice")))
+        ask = [{"role": "user", "content": 'strike_entry {"text": "pay 5"}'}]
+        asked = alice.chat.completions.create(model="m", messages=ask)
+        conversation = asked.model_extra["conversation_id"]
+        assert asked.model_extra["pending_approval"]["name"] == "ledger__strike_entry"
+        more = {"conversation_id": conversation}
+        with ThreadPoolExecutor(1) as pool:  # approved, it runs, and the server is killed in the middle
+            yes = [{"role": "user", "content": "yes"}]
+            turn = pool.submit(alice.chat.completions.create, model="m", messages=yes, extra_body=more)
+            give_up_at = time.monotonic() + 60
+            while not (tmp_path / "hold.reached").exists():
+                assert time.monotonic() < give_up_at and not turn.done(), agent.log()
+                time.sleep(0.05)
+            agent.kill()
+            with pytest.raises(openai.APIConnectionError):
+                turn.result(timeout=60)
+        (tmp_path / "hold").touch()
+        agent.start()
+        _, question = settled(agent, "awaiting")  # the restart finished the turn: with a question
+        assert "may or may not have run" in question
+        fake_llm.add(text("Struck."))
+        done = alice.chat.completions.create(model="m", messages=yes, extra_body=more)
+        assert done.choices[0].message.content == "Struck."
+        assert (tmp_path / "ledger.txt").read_text() == "struck: pay 5\nstruck: pay 5\n"  # by their word
+        assert decisions(agent, "s1") == ["awaiting_approval", "outcome_unknown", "ran"]
+        assert len(fake_llm.requests) == 2

@@ -1,7 +1,8 @@
 """Following a running turn (agent/serve/follow.py): a client that sends the same run again — the same
 Idempotency-Key, or the same AG-UI thread and run id — while it runs is told the turn as it goes on, and
 the turn runs once. So it is after `kill -9` of the whole server: the restart recovers the turn, and the
-client that lost its stream sends the run again and follows it to its answer."""
+client that lost its stream sends the run again and follows it to its answer. And cancelling one: it
+runs no more calls."""
 
 from __future__ import annotations
 
@@ -112,3 +113,30 @@ def test_a_run_nobody_runs_any_more_is_said_to_have_stopped(fake_llm, tmp_path):
         chunks = openai_stream(agent, agent.keys["alice"], "run-1")  # followed until its lease runs out
         assert chunks[-1]["error"]["code"] == "turn_stopped"
         assert "stopped before it answered" in chunks[-1]["error"]["message"]
+
+
+def test_a_cancelled_turn_runs_no_more_calls(fake_llm, tmp_path):
+    reached, release = threading.Event(), threading.Event()
+    first = tool_calls(call("add_device_model", {"model": "CPH2223"}, "c1"))
+    more = tool_calls(call("add_device_model", {"model": "RMX1901"}, "c2"))
+    fake_llm.add(first, held(reached, release, more))
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db"), workers=2) as agent:
+        key = agent.key("alice")
+        with ThreadPoolExecutor(1) as pool:
+            turn = pool.submit(openai_stream, agent, key, "run-1")
+            assert reached.wait(60), agent.log()
+            [(conversation,)] = agent.query("SELECT id FROM conversations")
+            headers = {"Authorization": f"Bearer {key}"}
+            cancel = f"{agent.url}/conversations/{conversation}/cancel"
+            stopped = requests.post(cancel, headers=headers, timeout=30)
+            release.set()
+            chunks = turn.result(60)
+        assert stopped.status_code == 200 and stopped.json()["cancelled"] is True, stopped.text
+        assert chunks[-1]["error"]["code"] == "turn_cancelled"
+        assert devices(agent.database) == [("CPH2223", "alice")]  # the call after the cancel did not run
+        assert decisions(agent, "c1") == ["ran"] and decisions(agent, "c2") == []
+        assert agent.query("SELECT state FROM conversations") == [("failed",)]
+        again = requests.post(cancel, headers=headers, timeout=30).json()
+        assert again["cancelled"] is False  # nothing runs there now
+        bob = {"Authorization": f"Bearer {agent.key('bob')}"}
+        assert requests.post(cancel, headers=bob, timeout=30).status_code == 404  # not bob's

@@ -138,9 +138,10 @@ def answered(approval: Approval | None, approved: bool) -> Iterator[None]:
 
 
 def confirm(name: str, arguments: dict[str, Any], ctx: ToolContext) -> bool:
-    """The registry's confirm over HTTP: the person's answer to exactly this call, once; else the turn
-    stops here and the person is asked (AwaitingApproval)."""
-    approved = _answer(APPROVE, ctx.call_id, name, arguments)
+    """The registry's confirm over HTTP: the person's answer to exactly this call, once (to run it again,
+    after a crash, is to approve it too); else the turn stops here and the person is asked
+    (AwaitingApproval)."""
+    approved = _answer((APPROVE, RERUN), ctx.call_id, name, arguments, use=True)
     if approved is None:
         raise AwaitingApproval(name, arguments)
     return approved
@@ -150,21 +151,26 @@ class OutcomeUnknown(AwaitingApproval):
     """A call that was running when the server died, whose outcome nobody knows, and which could act
     twice if run again: it waits for the person to say whether it runs again."""
 
-    def __init__(self, name: str, arguments: dict[str, Any], call_id: str, run_id: str) -> None:
-        super().__init__(name, arguments)
-        self.call_id, self.run_id = call_id, run_id
+    decision = "outcome_unknown"
+
+    def __init__(self, name: str, arguments: dict[str, Any]) -> None:
+        super().__init__(name, arguments, "may or may not have run; the person is asked to run it again")
 
 
 def rerun_answer(call_id: str, name: str, arguments: dict[str, Any]) -> bool | None:
-    """The person's answer, once, to whether this call runs again; None when they gave none."""
-    return _answer(RERUN, call_id, name, arguments)
+    """The person's answer to whether this call runs again; None when they gave none."""
+    return _answer((RERUN,), call_id, name, arguments, use=False)
 
 
-def _answer(kind: str, call_id: str, name: str, arguments: dict[str, Any]) -> bool | None:
+def _answer(
+    kinds: tuple[str, ...], call_id: str, name: str, arguments: dict[str, Any], use: bool
+) -> bool | None:
+    """The answer the person gave about this call, if of one of `kinds`; `use`: once (an approval), else
+    as often as asked (whether it runs again, asked after it was approved with the same answer)."""
     grant = _grant.get()
-    if grant is None or grant.used or grant.approval.kind != kind:
+    if grant is None or (grant.used and use) or grant.approval.kind not in kinds:
         return None
     if (grant.approval.call_id, grant.approval.name, grant.approval.arguments) != (call_id, name, arguments):
         return None
-    grant.used = True
+    grant.used = grant.used or use
     return grant.approved

@@ -73,7 +73,7 @@ class ConversationStore:
             self._admit(db, user, now, limits)
             db.execute(
                 "UPDATE conversations SET lease_owner = ?, lease_until = ?, run_id = ?, state = 'running', "
-                "updated_at = ? WHERE id = ?",
+                "stop_run = NULL, updated_at = ? WHERE id = ?",
                 (owner, now + limits.lease_seconds, conversation.run_id, now, row["id"]),
             )
             next_seq = db.execute(
@@ -133,13 +133,16 @@ class ConversationStore:
             "lease_until": None,
         }
 
-    def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
-        """Store one message of the history, as its turn's (whose worker holds the lease)."""
+    def append(
+        self, conversation: Conversation, seq: int, message: BaseMessage, run_id: str | None = None
+    ) -> None:
+        """Store one message of the history, as its turn's (whose worker holds the lease), or as `run_id`'s
+        ("": the client's, from before the conversation was stored)."""
         body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
         self.db.write(
             "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (conversation_id, seq) DO NOTHING",  # a recovered turn's, stored before it died
-            (conversation.id, seq, conversation.run_id, body),
+            "ON CONFLICT (conversation_id, seq) DO NOTHING",  # the client's, kept again by a recovered turn
+            (conversation.id, seq, conversation.run_id if run_id is None else run_id, body),
         )
 
     def messages(
@@ -171,6 +174,32 @@ class ConversationStore:
             ).fetchall()
         messages = messages_from_dict([json.loads(found["message"]) for found in rows])
         return row, [(found["seq"], message) for found, message in zip(rows, messages, strict=True)]
+
+    def cancel(self, user: str, conversation_id: str) -> str | None:
+        """Ask the turn running in the user's conversation to stop before it runs another call: its run id
+        (None: no turn runs there)."""
+        with self.db.transaction() as db:
+            row = db.execute(
+                "SELECT run_id, state, lease_until FROM conversations WHERE id = ? AND user_id = ?",
+                (conversation_id, user),
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"no conversation {conversation_id!r} of yours", param="conversation_id")
+            if row["state"] != "running" or (row["lease_until"] or 0) < self.clock():
+                return None
+            db.execute("UPDATE conversations SET stop_run = run_id WHERE id = ?", (conversation_id,))
+            return str(row["run_id"])
+
+    def stopping(self, conversation: Conversation) -> bool:
+        """Has the client asked this turn to stop?"""
+        with self.db.reading() as db:
+            return (
+                db.execute(
+                    "SELECT 1 FROM conversations WHERE id = ? AND stop_run = ?",
+                    (conversation.id, conversation.run_id),
+                ).fetchone()
+                is not None
+            )
 
     def starting(self, run_id: str, call_id: str) -> bool:
         """Mark a call of a turn as started; False when it was marked already (it started before)."""
@@ -206,25 +235,28 @@ class ConversationStore:
         pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
         return row, pending if pending and pending.expires_at > self.clock() else None
 
-    def adopt(self, conversation: Conversation, owner: str, limits: ServeLimits) -> bool:
-        """Take the lease of a turn recovered by `owner`; False when another turn has begun since."""
+    def adopt(self, conversation: Conversation, dead: str, owner: str, limits: ServeLimits) -> bool:
+        """Take the lease of a turn that `dead` began and `owner` recovered; False when the turn has ended,
+        or another holds its lease now (the client sent it again once the lease ran out)."""
+        now = self.clock()
         return (
             self.db.write(
                 "UPDATE conversations SET lease_owner = ?, lease_until = ? WHERE id = ? AND run_id = ? "
-                "AND state = 'running'",
-                (owner, self.clock() + limits.lease_seconds, conversation.id, conversation.run_id),
+                "AND state = 'running' AND (lease_owner = ? OR lease_until IS NULL OR lease_until < ?)",
+                (owner, now + limits.lease_seconds, conversation.id, conversation.run_id, dead, now),
             )
             > 0
         )
 
     def finish(
-        self, conversation: Conversation, state: str, answer: str | None, pending: Approval | None
+        self, conversation: Conversation, owner: str, state: str, answer: str | None, pending: Approval | None
     ) -> None:
         """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn), unless
-        another turn has begun since."""
+        another holds it now."""
         self.db.write(
             "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
-            "pending = ?, updated_at = ? WHERE id = ? AND run_id = ? AND state = 'running'",
+            "pending = ?, updated_at = ? "
+            "WHERE id = ? AND run_id = ? AND state = 'running' AND lease_owner = ?",
             (
                 state,
                 answer,
@@ -232,6 +264,7 @@ class ConversationStore:
                 self.clock(),
                 conversation.id,
                 conversation.run_id,
+                owner,
             ),
         )
 

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
@@ -38,6 +38,7 @@ NAME = "tool-use-agent"
 # an older one left, since a turn goes on from what its conversation kept, not from DBOS's own record of
 # its steps. Change it only when a turn's input (turns.Admitted) changes shape.
 VERSION = "served-turn-1"
+GRACE_SECONDS = 10  # as uvicorn's graceful shutdown
 _turns: Turns | None = None  # the worker's, which the workflows of this process run on
 _bridges: dict[str, Bridge] = {}  # workflow id -> the request waiting on it (none for a recovered turn)
 
@@ -99,7 +100,9 @@ def launch(settings: Settings, turns: Turns, slot: int = 0) -> None:
 
 
 def shutdown() -> None:
-    DBOS.destroy(workflow_completion_timeout_sec=0)
+    """Stop DBOS, giving the turns under way a moment to end (those it cuts are recovered at the next
+    start)."""
+    DBOS.destroy(workflow_completion_timeout_sec=GRACE_SECONDS)
 
 
 def start(admitted: Admitted, bridge: Bridge) -> None:
@@ -115,7 +118,7 @@ def start(admitted: Admitted, bridge: Bridge) -> None:
 
 
 @DBOS.workflow(name="served_turn")
-def served_turn(admitted: Admitted) -> Any:
+def served_turn(admitted: Admitted) -> None:
     assert _turns is not None, "DBOS ran a turn before the worker launched it"
     bridge = _bridges.pop(DBOS.workflow_id or "", None) or Unwatched()
     _turns.go_on(admitted, bridge)

@@ -58,6 +58,12 @@ class Stopped(RequestError):
     status, code = 409, "turn_stopped"
 
 
+class Cancelled(RequestError):
+    """The client asked the turn to stop, and it stopped."""
+
+    status, code = 409, "turn_cancelled"
+
+
 class TooLarge(RequestError):
     """The request body is over the size limit."""
 

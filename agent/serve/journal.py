@@ -3,9 +3,10 @@ face serving the turn (events.py) as it happens, with the answer's text as it st
 
 Stored as it grows, a turn cut off anywhere leaves a history the next turn can use: the messages up to
 the cut, the calls left unanswered repaired as the chat repairs them. A turn run again after its worker
-died (durable.py) goes on after those it stored (`found`); a step it had begun is run again, and what
-it stores then, at a place already stored, is not kept twice.
-A client that has gone is told nothing more; the turn goes on.
+died (durable.py) goes on after those it stored (`found`); a step it had begun and not stored is run
+again.
+A client that has gone is told nothing more; the turn goes on, unless a client cancels it
+(ConversationStore.cancel): it stops before it runs another call.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from agent.agent import TurnObserver
 from agent.serve.conversations import Conversation, ConversationStore
+from agent.serve.errors import Cancelled
 from agent.serve.events import Bridge, Text, told
 
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
@@ -32,9 +34,11 @@ class Journal(TurnObserver):
         self.usage: Counter[str] = Counter()
 
     def keep(self, messages: list[BaseMessage]) -> None:
-        """Store earlier messages the turn goes on from: a new conversation's history from the client."""
+        """Store earlier messages the turn goes on from: a new conversation's history from the client (no
+        turn's: not told again to a client that follows this one, nor taken for what it did)."""
         for message in messages:
-            self._store(message)
+            self.store.append(self.conversation, self.seq, message, run_id="")
+            self.seq += 1
 
     def found(self, messages: list[BaseMessage]) -> None:
         """Messages this turn stored before its process died, found as they are: the next goes after."""
@@ -46,6 +50,9 @@ class Journal(TurnObserver):
 
     def added(self, message: BaseMessage) -> None:
         self._store(message)
+        calls = isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls)
+        if calls and self.store.stopping(self.conversation):  # the client cancelled: no call runs
+            raise Cancelled("the turn was cancelled; what it did before is kept")
         for event in told(message):
             if not (isinstance(event, Text) and self.streamed):  # streamed text is told already
                 self.bridge.put(event)

@@ -153,6 +153,18 @@ async def conversation(
     }
 
 
+@router.post("/conversations/{conversation_id}/cancel")
+async def cancel(
+    conversation_id: str, request: Request, user: Annotated[str, Depends(signed_in)]
+) -> dict[str, Any]:
+    """Stop the turn running in one of the person's conversations before it runs another tool call (a
+    client that only goes away does not stop it)."""
+    if len(conversation_id) > 100:
+        raise NotFound(f"no conversation {conversation_id[:100]!r} of yours", param="conversation_id")
+    run_id = await run_in_threadpool(_store(request).cancel, user, conversation_id)
+    return {"id": conversation_id, "cancelled": run_id is not None, "runId": run_id}
+
+
 def _store(request: Request) -> ConversationStore:
     return service(request).turns.store
 

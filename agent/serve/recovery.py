@@ -59,8 +59,9 @@ class Heartbeat:
             rows = db.execute("SELECT id FROM executors WHERE seen_at < ?", (silent_since,)).fetchall()
         dead = [row["id"] for row in rows]
         if dead:
-            recovered = DBOS._recover_pending_workflows(dead)
-            log.warning("executors %s silent: %d turn(s) recovered", ", ".join(dead), len(recovered))
+            recovered = DBOS._recover_pending_workflows(dead)  # DBOS's recovery, as its Conductor calls it
+            if recovered:
+                log.warning("executors %s silent: %d turn(s) recovered", ", ".join(dead), len(recovered))
             for executor in dead:
                 self.db.write("DELETE FROM executors WHERE id = ? AND seen_at < ?", (executor, silent_since))
         return dead

@@ -17,10 +17,9 @@ from typing import Any
 from agent.serve.approvals import OutcomeUnknown, rerun_answer
 from agent.serve.conversations import ConversationStore
 from agent.steps import Steps
-from agent.tools import Executed, ToolRegistry
+from agent.tools import Executed, Starting, ToolRegistry
 from agent.types import ToolContext
 
-UNKNOWN = "outcome_unknown"  # the audit's decision for a call that may or may not have run
 NOT_AGAIN = (
     "the person chose not to run this call again: it was running when the server stopped, and may or "
     "may not have taken effect"
@@ -31,16 +30,22 @@ class OnceSteps(Steps):
     def __init__(self, registry: ToolRegistry, store: ConversationStore) -> None:
         self.registry, self.store = registry, store
 
-    def tool(self, ctx: ToolContext, call: Mapping[str, Any], run: Callable[[], Executed]) -> Executed:
+    def tool(
+        self, ctx: ToolContext, call: Mapping[str, Any], run: Callable[[Starting | None], Executed]
+    ) -> Executed:
         tool = self.registry.get(call.get("name") or "")
         if tool is None or tool.repeatable:
-            return run()
-        call_id, name = call.get("id") or "", call.get("name") or ""
-        arguments = dict(call["args"]) if isinstance(call.get("args"), dict) else {}
-        again = rerun_answer(call_id, name, arguments)
-        if again is False:
-            return Executed(self.registry.refuse(ctx, call, NOT_AGAIN, "not_run_again"), False)
-        if not self.store.starting(ctx.run_id, call_id) and again is None:  # it started before
-            self.registry.refuse(ctx, call, "the call may or may not have run; the person is asked", UNKNOWN)
-            raise OutcomeUnknown(name, arguments, call_id, ctx.run_id)
-        return run()
+            return run(None)
+        call_id = call.get("id") or ""
+
+        def starting(name: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
+            """Approved and about to act: marked as started, unless it was before (then it may have
+            acted, and runs again only on the person's word)."""
+            again = rerun_answer(call_id, name, arguments)
+            if again is False:
+                return "not_run_again", NOT_AGAIN
+            if not self.store.starting(ctx.run_id, call_id) and again is None:
+                raise OutcomeUnknown(name, arguments)
+            return None
+
+        return run(starting)

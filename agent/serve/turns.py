@@ -13,6 +13,7 @@ import logging
 import os
 import socket
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -23,7 +24,7 @@ from agent.agent import ChatAgent
 from agent.host import Host
 from agent.serve.approvals import Approval, answer_in, answered
 from agent.serve.conversations import Conversation, ConversationStore, Where
-from agent.serve.errors import RequestError
+from agent.serve.errors import RequestError, Stopped
 from agent.serve.events import Bridge, Failed, Finished, Started, Text
 from agent.serve.follow import follow
 from agent.serve.journal import Journal
@@ -64,9 +65,10 @@ def nobody_approves(server: str, offered: list[str]) -> bool:
     return False
 
 
-def worker_id(pid: int | None = None) -> str:
-    """Who holds a lease: this machine and this process."""
-    return f"{socket.gethostname()}:{pid or os.getpid()}"
+def worker_id() -> str:
+    """Who holds a lease: this machine, this process, and this start of it (a restarted container may
+    have the same name and pid)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 class Turns:
@@ -101,24 +103,32 @@ class Turns:
         try:
             self.runner(admitted, bridge)
         except Exception as e:  # it did not start: the lease is given back
-            self.store.finish(conversation, "failed", None, None)
+            self.store.finish(conversation, self.owner, "failed", None, None)
             bridge.put(Failed(e))
 
     def go_on(self, admitted: Admitted, bridge: Bridge) -> None:
-        """Run an admitted turn to its end (again from its start, after a restart)."""
+        """Run an admitted turn to its end (after a restart, again, from what it stored), telling `bridge`
+        how it ended, however that was."""
+        try:
+            bridge.put(self._to_the_end(admitted, bridge))
+        except Exception as e:
+            bridge.put(Failed(e))
+
+    def _to_the_end(self, admitted: Admitted, bridge: Bridge) -> Finished:
         conversation, request = admitted.conversation, admitted.request
-        if admitted.owner != self.owner and not self.store.adopt(conversation, self.owner, self.limits):
+        recovered = admitted.owner != self.owner
+        if recovered and not self.store.adopt(conversation, admitted.owner, self.owner, self.limits):
             log.warning("turn %s not recovered: its conversation went on without it", conversation.run_id)
-            return  # recovered too late: its lease ran out, and another turn has begun
+            raise Stopped("the turn stopped before it answered, and its conversation went on without it")
         try:
             done = self._turn(conversation, request, bridge)
         except Exception as e:
             kept = conversation.pending if isinstance(e, RequestError) else None
-            self.store.finish(conversation, "failed", None, kept)
-            bridge.put(Failed(e))
-            return
-        self.store.finish(conversation, "awaiting" if done.pending else "done", done.answer, done.pending)
-        bridge.put(done)
+            self.store.finish(conversation, self.owner, "failed", None, kept)
+            raise
+        state = "awaiting" if done.pending else "done"
+        self.store.finish(conversation, self.owner, state, done.answer, done.pending)
+        return done
 
     def _turn(self, conversation: Conversation, request: TurnRequest, bridge: Bridge) -> Finished:
         again = conversation.last_run == conversation.run_id
@@ -150,15 +160,15 @@ class Turns:
     def _step(
         self, agent: ChatAgent, conversation: Conversation, request: TurnRequest, this_run: list
     ) -> str:
-        if this_run:  # the same turn again, cut off before it answered: its rest
-            last = this_run[-1]
-            if isinstance(last, AIMessage) and not last.tool_calls and not last.invalid_tool_calls:
-                return last.text
-            return agent.resume(conversation.run_id)
+        last = this_run[-1] if this_run else None
+        if isinstance(last, AIMessage) and not last.tool_calls and not last.invalid_tool_calls:
+            return last.text  # the same turn again, cut off after it answered
         pending, approved = conversation.pending, self._decision(conversation.pending, request)
-        if pending is not None and approved is not None:
+        if pending is not None and approved is not None:  # the person's answer (again, if cut off)
             with answered(pending, approved):
                 return agent.resume(pending.run_id)
+        if this_run:  # the same turn again, cut off before it answered: its rest
+            return agent.resume(conversation.run_id)
         if request.message is None:
             raise RequestError("nothing to answer: the request has no new message and no approval waits")
         return agent.send_message(request.message, run_id=conversation.run_id)
