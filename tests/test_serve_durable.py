@@ -82,6 +82,7 @@ def test_a_turn_cut_off_in_a_model_request_is_finished_by_the_restart(fake_llm, 
         assert fake_llm.requests[2]["messages"] == fake_llm.requests[1]["messages"]
         assert devices(agent.database) == [("CPH2223", "alice")]
         assert decisions(agent, "c1") == ["ran"]  # the finished call was not run again
+        assert "dbos" not in agent.log().lower()  # its start, migrations and recovery: not in the output
 
 
 def test_a_write_cut_off_in_the_middle_runs_again_with_its_key_and_acts_once(

@@ -121,7 +121,7 @@ class Turns:
             log.warning("turn %s not recovered: its conversation went on without it", conversation.run_id)
             raise Stopped("the turn stopped before it answered, and its conversation went on without it")
         try:
-            done = self._turn(conversation, request, bridge)
+            done = self._turn(conversation, request, bridge, recovered)
         except Exception as e:
             kept = conversation.pending if isinstance(e, RequestError) else None
             self.store.finish(conversation, self.owner, "failed", None, kept)
@@ -130,7 +130,9 @@ class Turns:
         self.store.finish(conversation, self.owner, state, done.answer, done.pending)
         return done
 
-    def _turn(self, conversation: Conversation, request: TurnRequest, bridge: Bridge) -> Finished:
+    def _turn(
+        self, conversation: Conversation, request: TurnRequest, bridge: Bridge, recovered: bool
+    ) -> Finished:
         again = conversation.last_run == conversation.run_id
         if again and conversation.last_state in ("done", "awaiting") and conversation.last_answer is not None:
             bridge.put(Text(conversation.last_answer))  # a retry of a turn that answered: the same answer
@@ -143,9 +145,11 @@ class Turns:
         if conversation.last_state == "new":
             journal.keep(request.history)
             history += request.history
-        went = [message for _, message in self.store.messages(conversation.id, since=journal.seq)]
-        journal.found(went)  # what this turn did before a restart cut it off, when it runs again (durable.py)
-        history += went
+        went: list[BaseMessage] = []  # what it did before a restart cut it off, when it runs again
+        if recovered:
+            went = [message for _, message in self.store.messages(conversation.id, since=journal.seq)]
+            journal.found(went)
+            history += went
         this_run = [message for run_id, message in stored if run_id == conversation.run_id] if again else []
         steps = self.steps(self.host.registry)
         with self.host.agent(request.user, observer=journal, history=history, steps=steps) as agent:
