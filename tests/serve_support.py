@@ -37,15 +37,13 @@ class ServedAgent:
 
     def __init__(self, llm_url: str, cwd: Path, database: str, workers: int = 1, **env: str) -> None:
         self.port, self.cwd, self.database = free_port(), cwd, database
-        self.url = f"http://127.0.0.1:{self.port}"
         where = (
             {"DATABASE_URL": database}
             if database.startswith("postgresql://")
             else {"AGENT_DB": database, "DEVICE_DB": str(Path(database).with_name("devices.db"))}
         )
         self.env = clean_env(LLM_BASE_URL=llm_url, AUDIT_LOG=str(cwd / "audit.jsonl"), **where, **env)
-        self.command = [sys.executable, str(ROOT / "main.py"), "serve", "--port", str(self.port)]
-        self.command += ["--workers", str(workers)]
+        self.command = [sys.executable, str(ROOT / "main.py"), "serve", "--workers", str(workers)]
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
         self.process: subprocess.Popen | None = None
         self.llm: FakeLLM | None = None
@@ -56,18 +54,35 @@ class ServedAgent:
         assert done.returncode == 0, done.stderr
         return done.stdout.splitlines()[-1]
 
-    def start(self, timeout: float = 120.0) -> ServedAgent:
-        self.process = subprocess.Popen(
-            self.command, cwd=self.cwd, env=self.env, stdout=self._log, stderr=self._log
-        )
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 120.0, tries: int = 3) -> ServedAgent:
+        for _ in range(tries):
+            began = os.fstat(self._log.fileno()).st_size
+            command = [*self.command, "--port", str(self.port)]
+            self.process = subprocess.Popen(
+                command, cwd=self.cwd, env=self.env, stdout=self._log, stderr=self._log
+            )
+            if self._up(timeout):
+                return self
+            self._log.seek(began)
+            said = self._log.read().decode(errors="replace")[-4000:]
+            if self.process.poll() is None or "Address already in use" not in said:
+                break
+            self.port = free_port()  # another socket took the free port before the server bound it
+        self.stop()
+        raise RuntimeError(f"`main.py serve` did not start: {said}")
+
+    def _up(self, timeout: float) -> bool:
+        assert self.process is not None
         give_up_at = time.monotonic() + timeout
         while not self._answers():
             if self.process.poll() is not None or time.monotonic() > give_up_at:
-                said = self.log()
-                self.stop()
-                raise RuntimeError(f"`main.py serve` did not start: {said}")
+                return False
             time.sleep(0.1)
-        return self
+        return True
 
     def _answers(self) -> bool:
         try:
