@@ -59,7 +59,7 @@ class Heartbeat:
             rows = db.execute("SELECT id FROM executors WHERE seen_at < ?", (silent_since,)).fetchall()
         dead = [row["id"] for row in rows]
         if dead:
-            recovered = DBOS._recover_pending_workflows(dead)  # DBOS's recovery, as its Conductor calls it
+            recovered = DBOS._recover_pending_workflows(dead)  # internal: as DBOS recovers its own at launch
             if recovered:
                 log.warning("executors %s silent: %d turn(s) recovered", ", ".join(dead), len(recovered))
             for executor in dead:
