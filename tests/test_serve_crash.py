@@ -180,6 +180,11 @@ def test_a_retry_of_a_turn_cut_off_mid_call_replays_the_write_instead_of_making_
             )
     finally:
         proxy.close()
+    written_once(proxy, device_service, fake_llm)
+
+
+def written_once(proxy, device_service, fake_llm) -> None:
+    """The cut-off write was sent twice with one key, and made one row; the model was asked once for it."""
     assert len(proxy.keys) == 2 and proxy.keys[0] == proxy.keys[1]  # the same call, the same key
     assert rows(str(device_service.store.db.path)) == [("RMX1901", "营销名未解密", None)]
     assert [key for key, _ in stored_keys(str(device_service.store.db.path))] == [proxy.keys[0]]

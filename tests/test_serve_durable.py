@@ -19,10 +19,9 @@ import pytest
 
 from agent.guards import envelope_of
 from tests.conftest import ROOT
-from tests.devicedb_support import rows, stored_keys
 from tests.fake_llm import call, text, tool_calls
 from tests.serve_support import ServedAgent, devices
-from tests.test_serve_crash import SlowDeviceService, agent_database, client, holding
+from tests.test_serve_crash import SlowDeviceService, agent_database, client, holding, written_once
 
 
 def decisions(agent: ServedAgent, call_id: str) -> list[str]:
@@ -103,10 +102,7 @@ def test_a_write_cut_off_in_the_middle_runs_again_with_its_key_and_acts_once(
             assert decisions(agent, "c1") == ["ran"]
     finally:
         proxy.close()
-    assert len(proxy.keys) == 2 and proxy.keys[0] == proxy.keys[1]  # the same call, the same key
-    assert rows(str(device_service.store.db.path)) == [("RMX1901", "营销名未解密", None)]
-    assert [key for key, _ in stored_keys(str(device_service.store.db.path))] == [proxy.keys[0]]
-    assert len(fake_llm.requests) == 2  # the model was not asked again for the call it had made
+    written_once(proxy, device_service, fake_llm)
 
 
 def ledger(tmp_path: Path) -> dict[str, str]:
