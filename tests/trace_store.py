@@ -96,9 +96,10 @@ class Phoenix:
         }
 
     def spans(
-        self, project: str, trace_id: str, at_least: int, timeout: float = 30.0
+        self, project: str, trace_id: str, at_least: int, timeout: float = 30.0, having: tuple[str, ...] = ()
     ) -> list[dict[str, Any]]:
-        """The spans of one trace, read back through Phoenix's REST API once `at_least` of them are in."""
+        """The spans of one trace, read back through Phoenix's REST API once `at_least` of them are in, and
+        one named each of `having` (Phoenix stores a trace's spans batch by batch as they arrive)."""
         give_up_at = time.monotonic() + timeout
         while True:
             resp = requests.get(
@@ -107,11 +108,13 @@ class Phoenix:
                 timeout=5,
             )
             found = resp.json()["data"] if resp.ok else []
-            if len(found) >= at_least:
+            names = {span["name"] for span in found}
+            if len(found) >= at_least and names.issuperset(having):
                 return found
             if time.monotonic() > give_up_at:
                 raise AssertionError(
-                    f"{len(found)} spans of trace {trace_id} in {project}: {resp.text[:300]}"
+                    f"{len(found)} spans of trace {trace_id} in {project}, missing {set(having) - names}: "
+                    f"{resp.text[:300]}"
                 )
             time.sleep(0.1)
 
