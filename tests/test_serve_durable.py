@@ -19,7 +19,7 @@ import pytest
 
 from agent.guards import envelope_of
 from tests.conftest import ROOT
-from tests.fake_llm import call, text, tool_calls
+from tests.fake_llm import Reply, call, text, tool_calls
 from tests.serve_support import ServedAgent, devices
 from tests.test_serve_crash import SlowDeviceService, agent_database, client, holding, written_once
 
@@ -241,3 +241,22 @@ def test_an_approved_write_cut_off_in_the_middle_is_asked_about_again_and_runs_o
         assert (tmp_path / "ledger.txt").read_text() == "struck: pay 5\nstruck: pay 5\n"  # by their word
         assert decisions(agent, "s1") == ["awaiting_approval", "outcome_unknown", "ran"]
         assert len(fake_llm.requests) == 2
+
+
+def test_a_stop_lets_a_turn_whose_client_left_finish_and_leaves_nothing_to_recover(
+    fake_llm, tmp_path, database
+):
+    """The client gives up while the turn waits on the model, then the server gets SIGTERM: the turn
+    still ends, with its answer kept, before the server stops, and nothing is left for the next start
+    to recover."""
+    fake_llm.add(Reply(text("CPH2223 is in."), delay=3.0))
+    with ServedAgent(fake_llm.url, tmp_path, agent_database(database)) as agent:
+        impatient = client(agent, agent.key("alice")).with_options(timeout=1.0)
+        with pytest.raises(openai.APITimeoutError):
+            impatient.chat.completions.create(model="m", messages=[{"role": "user", "content": "CPH2223?"}])
+        assert agent.process is not None and len(fake_llm.requests) == 1
+        agent.process.terminate()
+        assert agent.process.wait(60) == 0, agent.log()
+        assert settled(agent)[1] == "CPH2223 is in."
+        table = "dbos.workflow_status" if database.startswith("postgresql://") else "workflow_status"
+        assert agent.query(f"SELECT status FROM {table}") == [("SUCCESS",)], agent.log()

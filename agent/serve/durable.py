@@ -1,12 +1,12 @@
 """Durable: the served agent's turns as DBOS workflows, checkpointed in the agent's own database (the
 AGENT_DB file, or DATABASE_URL's Postgres, in a schema `dbos`).
 
-A turn, once admitted (turns.py), runs as a workflow in DBOS's threads, not in the request's: a client
-that goes away does not stop it. Each request to the model and each tool call is a step whose result the
-conversation keeps as it ends (journal.py). When the server dies — `kill -9`, a lost machine — the next
-start of a worker with the same executor id finds the turns it left unfinished and finishes them with
-nobody asking, from what was kept: a finished step is not run again, a call cut off in the middle runs
-again only where that is safe (steps.py).
+A turn, once admitted (turns.py), runs as a workflow in the server's turn threads, not in the request:
+a client that goes away does not stop it. Each request to the model and each tool call is a step whose
+result the conversation keeps as it ends (journal.py). When the server dies — `kill -9`, a lost
+machine — the next start of a worker with the same executor id finds the turns it left unfinished and
+finishes them with nobody asking, from what was kept: a finished step is not run again, a call cut off
+in the middle runs again only where that is safe (steps.py).
 
 DBOS logs only warnings and errors: its start, migrations and recoveries stay out of the server's output.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import socket
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -40,7 +41,9 @@ NAME = "tool-use-agent"
 VERSION = "served-turn-1"
 GRACE_SECONDS = 10  # as uvicorn's graceful shutdown
 _turns: Turns | None = None  # the worker's, which the workflows of this process run on
-_bridges: dict[str, Bridge] = {}  # workflow id -> the request waiting on it (none for a recovered turn)
+# workflow id -> the request waiting on it, while the turn runs in the server's thread (a recovered turn
+# runs in DBOS's, and nobody waits on it)
+_bridges: dict[str, Bridge] = {}
 
 
 def executor_id(settings: Settings, slot: int = 0) -> str:
@@ -100,25 +103,28 @@ def launch(settings: Settings, turns: Turns, slot: int = 0) -> None:
 
 
 def shutdown() -> None:
-    """Stop DBOS, giving the turns under way a moment to end (those it cuts are recovered at the next
-    start)."""
-    DBOS.destroy(workflow_completion_timeout_sec=GRACE_SECONDS)
+    """Stop DBOS, giving the turns under way a moment to end, here and in DBOS's threads (those it cuts
+    are recovered at the next start)."""
+    give_up_at = time.monotonic() + GRACE_SECONDS
+    while _bridges and time.monotonic() < give_up_at:
+        time.sleep(0.05)
+    DBOS.destroy(workflow_completion_timeout_sec=max(0, round(give_up_at - time.monotonic())))
 
 
 def start(admitted: Admitted, bridge: Bridge) -> None:
-    """Run the admitted turn as a workflow, telling `bridge` what happens."""
+    """Run the admitted turn as a workflow, here, in the thread the server gave the turn, telling `bridge`
+    what happens (a turn recovered after a restart runs in DBOS's threads)."""
     workflow_id = f"turn-{admitted.conversation.run_id}-{uuid.uuid4().hex[:8]}"
     _bridges[workflow_id] = bridge
     try:
         with SetWorkflowID(workflow_id):
-            DBOS.start_workflow(served_turn, admitted)
-    except BaseException:
+            served_turn(admitted)
+    finally:
         _bridges.pop(workflow_id, None)
-        raise
 
 
 @DBOS.workflow(name="served_turn")
 def served_turn(admitted: Admitted) -> None:
     assert _turns is not None, "DBOS ran a turn before the worker launched it"
-    bridge = _bridges.pop(DBOS.workflow_id or "", None) or Unwatched()
+    bridge = _bridges.get(DBOS.workflow_id or "") or Unwatched()
     _turns.go_on(admitted, bridge)
