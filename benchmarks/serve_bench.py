@@ -34,7 +34,7 @@ from agent.tools import FunctionTool
 from agent.types import ToolContext
 
 ROOT = Path(__file__).resolve().parent.parent
-USERS, TURNS, SOLO_TURNS = 32, 10, 30
+USERS, TURNS, SOLO_TURNS = 32, 10, 60
 
 
 class Noop(FunctionTool):
@@ -240,7 +240,9 @@ def ours(
 
 
 def alone(user: Callable[[int], list[float]]) -> list[float]:
-    """The turn latencies of SOLO_TURNS turns of one user, conversation after conversation."""
+    """The turn latencies of SOLO_TURNS turns of one user, conversation after conversation, after one
+    conversation not counted (the server's first requests warm it up)."""
+    user(0)
     return [t for _ in range(SOLO_TURNS // TURNS) for t in user(0)]
 
 
