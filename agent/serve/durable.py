@@ -114,7 +114,7 @@ def shutdown() -> None:
 def start(admitted: Admitted, bridge: Bridge) -> None:
     """Run the admitted turn as a workflow, here, in the thread the server gave the turn, telling `bridge`
     what happens (a turn recovered after a restart runs in DBOS's threads)."""
-    workflow_id = f"turn-{admitted.conversation.run_id}-{uuid.uuid4().hex[:8]}"
+    workflow_id = f"turn-{admitted.conversation.run_id}-{uuid.uuid4().hex}"
     _bridges[workflow_id] = bridge
     try:
         with SetWorkflowID(workflow_id):

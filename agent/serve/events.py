@@ -94,8 +94,12 @@ class Bridge:
         self.gone = threading.Event()
 
     def put(self, event: Event) -> None:
-        if not self.gone.is_set():
+        if self.gone.is_set():
+            return
+        try:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, event)
+        except RuntimeError:  # the request's loop is closed (the server stopped): nobody reads
+            self.gone.set()
 
     async def get(self) -> Event:
         return await self.queue.get()

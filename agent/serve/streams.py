@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,7 +26,8 @@ async def start_turn(turns: Turns, threads: ThreadPoolExecutor, turn: TurnReques
     that it is answered with its HTTP status before any answer has begun."""
     bridge = Bridge(asyncio.get_running_loop())
     asyncio.get_running_loop().run_in_executor(threads, turns.run, turn, bridge)
-    first = await bridge.get()
+    with told_nothing_more_if_cancelled(bridge):
+        first = await bridge.get()
     if isinstance(first, Failed):
         raise first.error
     assert isinstance(first, Started)
@@ -38,13 +39,25 @@ async def gather(request: Request, bridge: Bridge) -> list[Event]:
     events: list[Event] = []
     while not events or not isinstance(events[-1], Finished | Failed):
         try:
-            events.append(await asyncio.wait_for(bridge.get(), DISCONNECT_POLL))
+            with told_nothing_more_if_cancelled(bridge):
+                events.append(await asyncio.wait_for(bridge.get(), DISCONNECT_POLL))
         except TimeoutError:
             if await request.is_disconnected():
                 bridge.gone.set()
     if isinstance(events[-1], Failed):
         raise events[-1].error
     return events
+
+
+@contextlib.contextmanager
+def told_nothing_more_if_cancelled(bridge: Bridge) -> Iterator[None]:
+    """A request cancelled while it waits (the server stopping cuts the last ones off): its turn, running
+    or not yet started, tells it nothing more."""
+    try:
+        yield
+    except asyncio.CancelledError:
+        bridge.gone.set()
+        raise
 
 
 Render = Callable[[Event], Iterable[str]]

@@ -87,7 +87,9 @@ class Turns:
 
     def run(self, request: TurnRequest, bridge: Bridge) -> None:
         """Admit the turn (its refusal told to `bridge` at once), then run it, telling `bridge` all that
-        happens."""
+        happens; unless its client left while the turn waited for a thread."""
+        if bridge.gone.is_set():
+            return
         try:
             conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
         except Exception as e:

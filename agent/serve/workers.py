@@ -97,11 +97,12 @@ def worker_app(plan: Plan, stack: ExitStack, slot: int = 0) -> FastAPI:
         print(host.model.notice, file=sys.stderr, flush=True)
     db = open_agent_database(settings)
     stack.callback(db.close)
-    threads = stack.enter_context(ThreadPoolExecutor(THREADS, thread_name_prefix="turn"))
     limits = ServeLimits.of(settings, host.model.limits.deadline_seconds)
     turns = Turns(host, ConversationStore(db), limits)
     if settings.serve_durable:  # and the turns this slot, or a dead worker anywhere, left go on
         durable.run_turns(settings, turns, db, slot, stack)
+    # stopping, the turns under way end first, while this worker still says it is alive
+    threads = stack.enter_context(ThreadPoolExecutor(THREADS, thread_name_prefix="turn"))
     app = create_app(Service(host, KeyStore(db), turns, limits, threads))
     tracing.serve(app)
     return app
