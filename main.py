@@ -22,11 +22,11 @@ from agent.chat.commands import Session, handle_command
 from agent.chat.console import Console, PlainConsole, PlainTerminal, language
 from agent.chat.watch import ConsoleObserver
 from agent.config import Settings, installed, missing_extra
+from agent.function_tool import FunctionTool
 from agent.guards import safe
 from agent.host import Front, build_host
 from agent.llm.transport import bypass_proxy_for_loopback
 from agent.provenance import values_read
-from agent.tools import FunctionTool
 from agent.types import AgentError, ConfigError
 from tools import default_tools
 from tools.device_service import device_service_url

@@ -17,8 +17,8 @@ from typing import Any, Protocol
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 
 from agent.config import require_extra
+from agent.function_tool import FunctionTool
 from agent.guards import envelope_of
-from agent.tools import FunctionTool
 from agent.types import ToolContext
 
 _WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+|[-+*/×÷=^%]")

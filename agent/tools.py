@@ -1,24 +1,24 @@
-"""The FunctionTool interface and the ToolRegistry that checks, runs and audits the model's tool calls.
+"""The ToolRegistry that checks, runs and audits the model's calls of FunctionTools (the interface is
+agent/function_tool.py; both are imported from here).
 
-Mirrors `agent/tools.go` of the tutorial: `FunctionTool` (Name, Description, Parameters, Call) and
-`ToolRegistry` (Register, GetLangChainTools, ExecuteToolCall). Unlike the Go code, a mistake of the
-model never becomes an exception here: it comes back as an envelope the model can read and fix.
-Every call passes the same gates, in order: known tool, valid JSON arguments, host-injected identity,
-schema, grounded values, provenance (what the model had read when it decided), permission, the
-person's confirmation; then the tool runs and the attempt is audited. Everything about a tool comes
-from its class: the registry reads, it never asks elsewhere.
+Mirrors `ToolRegistry` in `agent/tools.go` of the tutorial (Register, GetLangChainTools,
+ExecuteToolCall). Unlike the Go code, a mistake of the model never becomes an exception here: it comes
+back as an envelope the model can read and fix. Every call passes the same gates, in order: known tool,
+valid JSON arguments, host-injected identity, schema, grounded values, provenance (what the model had
+read when it decided), permission, the person's confirmation; then the tool runs and the attempt is
+audited. Everything about a tool comes from its class: the registry reads, it never asks elsewhere.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from agent import tracing
 from agent.audit import AuditLog, redact_text
+from agent.function_tool import Effect, FunctionTool
 from agent.grounding import grounding_error
 from agent.guards import (
     ArgumentsValidator,
@@ -33,62 +33,14 @@ from agent.llm.tool_calls import parse_arguments
 from agent.provenance import CONFIRM, RUN, provenance
 from agent.types import AwaitingApproval, ToolContext, ToolError, fail, ok
 
+__all__ = ["Confirm", "Effect", "Executed", "FunctionTool", "Starting", "ToolRegistry"]
+
 # (tool name, exact arguments, the call's context) -> did the person agree? The context says whether the
 # model decided the call after reading untrusted text (`ctx.untrusted`). It may raise AwaitingApproval
 # instead, when the person cannot be asked now: the turn stops with the call waiting (the HTTP server
 # asks in its answer).
 Confirm = Callable[[str, dict[str, Any], ToolContext], bool]
-Effect = Literal["read", "write", "destructive"]
 RAN_FOR = "_ran_for"  # the seconds the tool itself ran, passed from the run to `Executed`
-
-
-class FunctionTool(ABC):
-    """A tool the model may call. Subclasses set the three attributes and implement `call`."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]  # JSON Schema of the arguments object
-
-    # what a run does to the world: "read" only looks; "write" adds; "destructive" removes or
-    # overwrites and is confirmed by the person first. MCP annotations derive from it too.
-    effect: ClassVar[Effect] = "write"
-    idempotent: ClassVar[bool] = False  # the same arguments twice change nothing more than once
-    # its calls carry the host's Idempotency-Key (ctx.idempotency_key), which its service deduplicates: a
-    # call sent twice acts once
-    deduplicated: ClassVar[bool] = False
-    permission: ClassVar[str | None] = None  # the user must hold it (the tutorial's HasPermission)
-    sequential: ClassVar[bool] = False  # never run alongside other calls of the same reply
-    injected: ClassVar[dict[str, str]] = {}  # parameter -> ToolContext field the host fills in
-    grounded: ClassVar[tuple[str, ...]] = ()  # parameters whose values must come from the person's words
-    outward: ClassVar[bool] = False  # a call sends its arguments beyond this host (a message, a payment)
-    from_results: ClassVar[tuple[str, ...]] = ()  # parameters whose values may come from tool results
-    # grounded parameters that only say who receives what the call carries (a recipient, a channel): one may
-    # be a value read in a tool's result when all the call carries is the person's words (agent/provenance.py)
-    addressees: ClassVar[tuple[str, ...]] = ()
-    trusted: ClassVar[bool] = True  # its definition is this project's (or a trusted server's), not data
-
-    # what it does, in one line for the person, per language ("zh", "en"): front ends list it; without
-    # one, the first sentence of the description is shown
-    summary: ClassVar[dict[str, str]] = {}
-
-    @property
-    def needs_confirmation(self) -> bool:
-        """Ask the person before every run."""
-        return self.effect == "destructive"
-
-    @property
-    def repeatable(self) -> bool:
-        """A call of it may run again, when nobody knows whether it ran, without acting twice."""
-        return self.effect == "read" or self.idempotent or self.deduplicated
-
-    @abstractmethod
-    def call(self, ctx: ToolContext, input: str) -> str:
-        """Run the tool. `input` is the validated JSON arguments; raise ToolError for failures."""
-
-    def canonical(self, parameter: str, value: str) -> str:
-        """The form in which two values of `parameter` are the same one (grounding compares the person's
-        words in it); by default the value itself, and case and spacing never count."""
-        return value
 
 
 # The host's last word on a call that may run (valid, permitted, approved), just before the tool acts,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from agent.tools import Effect
+from agent.function_tool import Effect
 
 
 class Facts(NamedTuple):

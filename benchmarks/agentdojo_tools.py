@@ -13,7 +13,7 @@ from typing import ClassVar
 from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 from agentdojo.functions_runtime import Function, FunctionCall, FunctionsRuntime, TaskEnvironment
 
-from agent.tools import FunctionTool
+from agent.function_tool import FunctionTool
 from agent.types import ToolContext, ToolError
 from benchmarks.agentdojo_facts import FACTS, Facts, facts_problems
 

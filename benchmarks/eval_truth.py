@@ -12,8 +12,8 @@ from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from agent.function_tool import FunctionTool
 from agent.grounding import said_by_person
-from agent.tools import FunctionTool
 from benchmarks.eval_spec import Spec
 from devicedb.schema import normalize_code
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import requests
 
-from agent.tools import FunctionTool
+from agent.function_tool import FunctionTool
 from agent.types import ToolContext
 
 ROOT = Path(__file__).resolve().parent.parent

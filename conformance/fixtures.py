@@ -14,10 +14,10 @@ from typing import Any
 
 import mcp_types as types
 
+from agent.function_tool import FunctionTool
 from agent.mcp.server.extras import Extras
 from agent.mcp.server.prompts import Task
 from agent.mcp.server.resources import TextResource
-from agent.tools import FunctionTool
 from agent.types import ToolContext, ToolError
 
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}

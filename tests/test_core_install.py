@@ -39,6 +39,7 @@ WINGS = {  # distribution names of the wings' packages (pip list spells them thi
 }
 TUTORIAL_MODULES = [
     "agent.types",
+    "agent.function_tool",
     "agent.tools",
     "agent.llm_wrapper",
     "agent.memory",

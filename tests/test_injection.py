@@ -22,8 +22,8 @@ from agent.chat.commands import Session, handle_command
 from agent.chat.console import PlainConsole
 from agent.chat.watch import ConsoleObserver
 from agent.config import Settings
+from agent.function_tool import FunctionTool
 from agent.host import Front, build_host
-from agent.tools import FunctionTool
 from agent.types import LimitError, ToolContext
 from devicedb.server import BackgroundService
 from tests.conftest import ROOT

@@ -3,7 +3,7 @@ below, plus one line in `default_tools`; the prompt, `/tools` and the MCP server
 
 from __future__ import annotations
 
-from agent.tools import FunctionTool
+from agent.function_tool import FunctionTool
 from tools.calculator import CalculatorTool
 from tools.current_time import CurrentTimeTool
 from tools.device_service import DeviceService

@@ -9,7 +9,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from agent.tools import FunctionTool
+from agent.function_tool import FunctionTool
 from agent.types import ToolContext, ToolError
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from agent.tools import FunctionTool
+from agent.function_tool import FunctionTool
 from agent.types import ToolContext, ToolError
 
 PLACES = [  # (中文, English, IANA zone): the person's own word for a city works in either language

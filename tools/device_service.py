@@ -18,8 +18,8 @@ import requests
 
 from agent.audit import redact_text, upstream_reason
 from agent.config import Settings, require_extra
+from agent.function_tool import FunctionTool
 from agent.llm.transport import session_for
-from agent.tools import FunctionTool
 from agent.types import ConfigError, ToolContext, ToolError
 
 MODEL_URIS = "devicedb://models/{model}"  # a device model as an MCP resource

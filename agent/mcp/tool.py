@@ -21,9 +21,9 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from agent.function_tool import Effect, FunctionTool
 from agent.mcp.client import McpConnection, ServerConfig
 from agent.mcp.people import Reach, Shared
-from agent.tools import Effect, FunctionTool
 from agent.types import McpUnavailable, ToolContext, ToolError
 
 MAX_NAME, MAX_DESCRIPTION, MAX_TEXT, MAX_SCHEMA = 64, 1024, 256, 8192

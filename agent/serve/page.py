@@ -16,13 +16,13 @@ from fastapi.responses import FileResponse
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from starlette.concurrency import run_in_threadpool
 
+from agent.function_tool import FunctionTool
 from agent.guards import envelope_of, safe
 from agent.memory import DURATION_MS
 from agent.serve.conversations import ConversationStore
 from agent.serve.errors import NotFound
 from agent.serve.events import CallMade
 from agent.serve.service import service, signed_in
-from agent.tools import FunctionTool
 
 STATIC = Path(__file__).parent / "static"
 TYPES = {

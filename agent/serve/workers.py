@@ -24,6 +24,7 @@ from fastapi import FastAPI
 
 from agent import tracing
 from agent.config import Settings
+from agent.function_tool import FunctionTool
 from agent.host import Front, build_host, check_mcp_servers_for_several
 from agent.serve import approvals, durable
 from agent.serve.app import create_app
@@ -34,7 +35,6 @@ from agent.serve.keys import KeyStore
 from agent.serve.limits import ServeLimits
 from agent.serve.service import Service
 from agent.serve.turns import Turns
-from agent.tools import FunctionTool
 from plumbing.sockets import listening_socket
 from plumbing.supervision import exit_on_sigterm, supervise
 

@@ -11,9 +11,9 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from agent.function_tool import FunctionTool
 from agent.mcp.server.prompts import Task
 from agent.mcp.server.resources import TextResource
-from agent.tools import FunctionTool
 from agent.types import ConfigError
 
 
