@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import socket
 import sqlite3
-import time
 import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -103,12 +102,9 @@ def launch(settings: Settings, turns: Turns, slot: int = 0) -> None:
 
 
 def shutdown() -> None:
-    """Stop DBOS, giving the turns under way a moment to end, here and in DBOS's threads (those it cuts
-    are recovered at the next start)."""
-    give_up_at = time.monotonic() + GRACE_SECONDS
-    while _bridges and time.monotonic() < give_up_at:
-        time.sleep(0.05)
-    DBOS.destroy(workflow_completion_timeout_sec=max(0, round(give_up_at - time.monotonic())))
+    """Stop DBOS, giving the recovered turns under way in its threads a moment to end (those it cuts are
+    recovered at the next start). The worker's own turn threads have ended before (workers.py)."""
+    DBOS.destroy(workflow_completion_timeout_sec=GRACE_SECONDS)
 
 
 def start(admitted: Admitted, bridge: Bridge) -> None:
