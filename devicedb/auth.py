@@ -20,6 +20,7 @@ from fastapi import FastAPI, Request
 from devicedb.responses import rejection
 
 TOKEN_ENV = "DEVICE_TOKEN"
+TOKEN_FILE = "devicedb.token"  # made when DEVICE_TOKEN is unset; data/ and *.token are in .gitignore
 ON_BEHALF = "X-On-Behalf-Of"  # the person a token holder writes for: the record's createdBy
 SCHEME = "serviceToken"
 _READS = ("GET", "HEAD", "OPTIONS")
@@ -54,13 +55,12 @@ def created_by(request: Request, written: str | None, token: str | None) -> str 
     return vouched.strip() if vouched and vouched.strip() else written
 
 
-def service_token(database: str | Path) -> tuple[str, str]:
-    """(token, where it is): DEVICE_TOKEN, else the one kept beside the database, made on first use (0600)."""
+def service_token(database: str | Path, data: Path = Path("data")) -> tuple[str, str]:
+    """(token, where it is): DEVICE_TOKEN, else the one kept beside a SQLite database, or in the `data` folder
+    for a Postgres one; made on first use, the owner's only (0600 from the start)."""
     if os.environ.get(TOKEN_ENV):
         return os.environ[TOKEN_ENV], f"${TOKEN_ENV}"
-    where = (
-        Path(database).with_name("devicedb.token") if "://" not in str(database) else Path("devicedb.token")
-    )
+    where = (data if "://" in str(database) else Path(database).parent) / TOKEN_FILE
     if not where.exists():
         where.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

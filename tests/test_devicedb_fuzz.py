@@ -26,7 +26,7 @@ def test_schemathesis_finds_no_failure(database, tmp_path):
                 *("--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED), "--request-timeout", "30"),
                 *("--generation-database", "none", "--no-color"),
             ],
-            cwd=tmp_path,
+            cwd=tmp_path,  # its .schemathesis/ (and any .hypothesis/) land here, not in the checkout
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,

@@ -12,6 +12,7 @@ import sys
 import time
 from contextlib import ExitStack
 
+import pytest
 import requests
 
 from agent.config import Settings
@@ -77,6 +78,32 @@ def test_python_m_devicedb_makes_its_token_says_where_and_takes_device_token(tmp
             stop(process, grace=10)
             if process.stdout:
                 process.stdout.close()
+
+
+@pytest.mark.parametrize("database", ["postgres"], indirect=True)
+def test_on_postgres_the_token_is_kept_in_the_data_folder_not_the_working_directory(tmp_path, database):
+    """Started from a folder, the token lands in its data/ (ignored by git), never beside what `git add .`
+    takes; it is the owner's only from the start, and it is the one the service asks for."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DEVICE_TOKEN", "DATABASE_URL")}
+    port = free_port()
+    command = [sys.executable, "-m", "devicedb", "--port", str(port), "--database-url", database]
+    process = subprocess.Popen(
+        command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        said = process.stdout.readline() if process.stdout else ""
+        kept = tmp_path / "data" / "devicedb.token"
+        assert str(kept.resolve()) in said
+        assert list(tmp_path.iterdir()) == [tmp_path / "data"]  # no devicedb.token in the working directory
+        assert kept.stat().st_mode & 0o777 == 0o600
+        api = f"http://127.0.0.1:{port}/api/models"
+        _wait_for(api)
+        holder = {"Authorization": f"Bearer {kept.read_text().strip()}"}
+        assert requests.post(api, json={"model": "CPH2223"}, headers=holder, timeout=10).status_code == 201
+    finally:
+        stop(process, grace=10)
+        if process.stdout:
+            process.stdout.close()
 
 
 def test_the_host_starts_its_embedded_service_with_a_token_of_its_own(tmp_path):
