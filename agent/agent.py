@@ -181,7 +181,7 @@ class ChatAgent:
             tools = self.policy.selector.select(tools, this_turn(self.memory.history()))
         read = untrusted_texts(self.memory.history(), self._untrusted_definitions(tools))  # all it ever read
         try:
-            reply = self._request(tools, tool_choice, guard.seconds_left())
+            reply = self.policy.steps.model(lambda: self._request(tools, tool_choice, guard.seconds_left()))
         except LLMError:
             guard.check_budgets()  # a wait cut short by the deadline reports the deadline
             raise

@@ -33,6 +33,7 @@ class PostgresDatabase(Database):
     backend = "postgres"
     like = "ILIKE"
     binary_collation = ' COLLATE "C"'
+    now = "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
 
     def __init__(
         self,

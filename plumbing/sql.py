@@ -41,6 +41,7 @@ class Database:
     backend = ""  # the folder of a store's migrations for it
     like = "LIKE"  # case-insensitive for ASCII letters
     binary_collation = ""  # what makes ORDER BY compare bytes
+    now = ""  # the database's clock, in Unix seconds: one clock for every process that shares it
 
     def transaction(self) -> AbstractContextManager[Cursor]:
         """A write transaction: committed when the block ends, rolled back when it raises."""

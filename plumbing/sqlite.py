@@ -18,6 +18,7 @@ from plumbing.sql import Cursor, Database
 
 class SqliteDatabase(Database):
     backend = "sqlite"
+    now = "((julianday('now') - 2440587.5) * 86400.0)"
 
     def __init__(self, path: str | Path, durable: bool = True) -> None:
         self.path = Path(path)

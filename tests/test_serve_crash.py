@@ -44,9 +44,12 @@ def holding(reached: threading.Event, release: threading.Event):
 
 
 def kill_the_worker_of(agent: ServedAgent, conversation: str) -> None:
-    """kill -9 the worker holding the conversation's lease."""
-    [(owner,)] = agent.query("SELECT lease_owner FROM conversations WHERE id = ?", (conversation,))
-    os.kill(int(owner.split(":")[1]), signal.SIGKILL)  # host:pid:start
+    """kill -9 the worker holding the conversation's lease: its executor's process (pid:start)."""
+    [(process,)] = agent.query(
+        "SELECT e.process FROM conversations c JOIN executors e ON e.id = c.lease_owner WHERE c.id = ?",
+        (conversation,),
+    )
+    os.kill(int(process.split(":")[0]), signal.SIGKILL)
 
 
 def finished(agent: ServedAgent, conversation: str) -> str:

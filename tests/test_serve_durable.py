@@ -7,6 +7,7 @@ run. Each write makes one row and runs once, as the audit's decisions say. On SQ
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -176,7 +177,7 @@ def test_a_server_killed_has_its_turns_finished_by_another_on_the_same_postgres(
             release.set()
             conversation, answer = settled(b)  # server b finished it, with nobody asking
             assert answer == "CPH2223 is in."
-            assert "executors a-0 silent: 1 turn(s) recovered" in b.log()
+            assert re.search(r"executors a-0-[0-9a-f]{8} silent: 1 turn\(s\) recovered", b.log()), b.log()
             assert [m["type"] for m in stored(b, conversation)] == ["human", "ai", "tool", "ai"]
             assert len(fake_llm.requests) == 3
             assert devices(database) == [("CPH2223", "alice")]
@@ -264,3 +265,21 @@ def test_a_stop_lets_a_turn_whose_client_left_finish_and_leaves_nothing_to_recov
         assert settled(agent)[1] == "CPH2223 is in."
         table = "dbos.workflow_status" if database.startswith("postgresql://") else "workflow_status"
         assert agent.query(f"SELECT status FROM {table}") == [("SUCCESS",)], agent.log()
+
+
+def test_a_turns_workflow_input_carries_ids_not_the_clients_history(fake_llm, tmp_path):
+    """A new conversation's history from the client is stored before its turn runs; DBOS keeps the turn's
+    ids and new message, not a second copy of the history."""
+    fake_llm.add(text("Noted."))
+    history = [{"role": "user" if i % 2 == 0 else "assistant", "content": "x" * 1000} for i in range(200)]
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db")) as agent:
+        alice = client(agent, agent.key("alice"))
+        messages = [*history, {"role": "user", "content": "and now?"}]
+        answer = alice.chat.completions.create(model="m", messages=messages)
+        assert answer.choices[0].message.content == "Noted."
+        [(size,)] = agent.query(
+            "SELECT LENGTH(COALESCE(s.inputs, i.inputs)) FROM workflow_status s "
+            "LEFT JOIN workflow_input i ON i.workflow_uuid = s.workflow_uuid"
+        )
+        assert size < 5000, size
+        assert len(stored(agent, settled(agent)[0])) == 202  # the history, the question, the answer

@@ -135,8 +135,30 @@ def test_a_cancelled_turn_runs_no_more_calls(fake_llm, tmp_path):
         assert chunks[-1]["error"]["code"] == "turn_cancelled"
         assert devices(agent.database) == [("CPH2223", "alice")]  # the call after the cancel did not run
         assert decisions(agent, "c1") == ["ran"] and decisions(agent, "c2") == []
-        assert agent.query("SELECT state FROM conversations") == [("failed",)]
+        assert agent.query("SELECT state FROM conversations") == [("cancelled",)]
         again = requests.post(cancel, headers=headers, timeout=30).json()
         assert again["cancelled"] is False  # nothing runs there now
         bob = {"Authorization": f"Bearer {agent.key('bob')}"}
         assert requests.post(cancel, headers=bob, timeout=30).status_code == 404  # not bob's
+
+
+def test_following_counts_against_the_persons_turns_at_once(fake_llm, tmp_path):
+    """Each follow holds one of the worker's turn threads while the turn runs: a person may have at most
+    SERVE_RUNS_PER_USER of them at once on a worker, and the next is a 429."""
+    reached, release, following = threading.Event(), threading.Event(), threading.Event()
+    fake_llm.add(held(reached, release, text("CPH2223 is in.")))
+    database = str(tmp_path / "agent.db")
+    with ServedAgent(fake_llm.url, tmp_path, database, SERVE_RUNS_PER_USER="1") as agent:
+        key = agent.key("alice")
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(openai_stream, agent, key, "run-1")
+            assert reached.wait(60), agent.log()
+            follower = pool.submit(openai_stream, agent, key, "run-1", lambda chunk: following.set())
+            assert following.wait(60), agent.log()
+            body = {"model": "m", "messages": [{"role": "user", "content": "add CPH2223"}]}
+            headers = {"Authorization": f"Bearer {key}", "Idempotency-Key": "run-1"}
+            more = requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
+            release.set()
+            assert said(first.result(60)) == said(follower.result(60)) == "CPH2223 is in."
+        assert more.status_code == 429 and more.headers["Retry-After"] == "1", more.text
+        assert "follow turns here" in more.json()["error"]["message"]

@@ -5,7 +5,8 @@ A turn first takes its conversation's lease (`begin`), in the transaction that a
 user's limits, then stores each message as the loop adds it (`append`: a journal), and gives the lease
 back with its outcome (`finish`). A conversation is found only with its user's id: another person's is
 a 404. The lease of a turn whose worker died passes to the worker that recovers the turn (`adopt`), or
-runs out after a turn's deadline when none does.
+runs out after a turn's deadline when none does. Each taking of the lease raises its generation, and each
+step of the turn is fenced by it (fence.py).
 """
 
 from __future__ import annotations
@@ -22,11 +23,15 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
 
 from agent.serve.approvals import Approval
-from agent.serve.errors import Busy, NotFound, TooManyRequests
+from agent.serve.errors import Busy, NotFound, Stopped, TooManyRequests
+from agent.serve.executors import FRESH, alive, clock, machine
+from agent.serve.fence import Lease, hold
+from agent.serve.fence import write as fenced
 from agent.serve.limits import ServeLimits
 from plumbing.sql import Cursor, Database
 
 COLUMNS = "id, user_id, run_id, state, answer, pending"
+INSERT_MESSAGE = "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)"
 
 
 @dataclass(frozen=True)
@@ -38,10 +43,16 @@ class Conversation:
     run_id: str  # this turn's
     next_seq: int
     last_run: str | None = None
-    last_state: str = "new"  # new, running, done, awaiting, failed
+    last_state: str = "new"  # new, running, done, awaiting, failed, cancelled
     last_answer: str | None = None
     pending: Approval | None = None
     following: bool = False  # the run is running already: the client follows it (follow.py)
+    owner: str = ""  # the executor that holds the lease for this execution of the turn
+    gen: int = 0  # the lease's generation it holds
+
+    @property
+    def lease(self) -> Lease:
+        return Lease(self.id, self.owner, self.gen)
 
 
 @dataclass(frozen=True)
@@ -64,22 +75,24 @@ class ConversationStore:
         now = self.clock()
         with self.db.transaction() as db:
             self._count(db, user, now, limits)
-            row = self._find(db, user, where) or self._create(db, user, where, now)
+            keyed = _keyed_id(db, user, where.run_key) if where.thread_id is None else None
+            row = self._find(db, user, where, keyed) or self._create(db, user, where, now, keyed)
             conversation = _conversation(row, user, _run_id(row["id"], where.run_key))
             if row["lease_until"] is not None and row["lease_until"] > now:
                 if where.run_key is not None and row["run_id"] == conversation.run_id:
                     return replace(conversation, following=True)  # the same run, sent again
                 raise Busy("a turn is already running in this conversation; retry when it has answered")
             self._admit(db, user, now, limits)
-            db.execute(
-                "UPDATE conversations SET lease_owner = ?, lease_until = ?, run_id = ?, state = 'running', "
-                "stop_run = NULL, updated_at = ? WHERE id = ?",
+            gen = db.execute(
+                "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1, "
+                "run_id = ?, state = 'running', stop_run = NULL, updated_at = ? WHERE id = ? "
+                "RETURNING lease_gen",
                 (owner, now + limits.lease_seconds, conversation.run_id, now, row["id"]),
-            )
+            ).fetchone()["lease_gen"]
             next_seq = db.execute(
                 "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
             ).fetchone()["n"]
-        return replace(conversation, next_seq=next_seq)
+        return replace(conversation, next_seq=next_seq, owner=owner, gen=gen)
 
     def _count(self, db: Cursor, user: str, now: float, limits: ServeLimits) -> None:
         """Count the request in the user's minute (that row's lock makes the user's admissions take turns,
@@ -104,8 +117,8 @@ class ConversationStore:
         if running >= limits.runs_per_user:
             raise TooManyRequests(f"{running} turns of yours are running already; retry when one ends", 1)
 
-    def _find(self, db: Cursor, user: str, where: Where) -> Any:
-        key: str | None = where.conversation_id or _keyed_id(user, where.run_key)
+    def _find(self, db: Cursor, user: str, where: Where, keyed: str | None) -> Any:
+        key: str | None = where.conversation_id or keyed
         sql, keys = "id = ?", [key]
         if where.thread_id is not None:  # an OpenAI-face conversation's thread is its own id
             sql, keys = "(thread_id = ? OR (thread_id IS NULL AND id = ?))", [where.thread_id] * 2
@@ -116,8 +129,7 @@ class ConversationStore:
             raise NotFound(f"no conversation {where.conversation_id!r} of yours", param="conversation_id")
         return row
 
-    def _create(self, db: Cursor, user: str, where: Where, now: float) -> Any:
-        keyed = _keyed_id(user, where.run_key) if where.thread_id is None else None
+    def _create(self, db: Cursor, user: str, where: Where, now: float, keyed: str | None) -> Any:
         conversation_id = keyed or "conv_" + uuid.uuid4().hex
         db.execute(
             "INSERT INTO conversations (id, user_id, thread_id, created_at, updated_at, state) "
@@ -133,17 +145,28 @@ class ConversationStore:
             "lease_until": None,
         }
 
-    def append(
-        self, conversation: Conversation, seq: int, message: BaseMessage, run_id: str | None = None
-    ) -> None:
-        """Store one message of the history, as its turn's (whose worker holds the lease), or as `run_id`'s
-        ("": the client's, from before the conversation was stored)."""
+    def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
+        """Store one message of the turn's, while its execution holds the lease (fence.py)."""
         body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
-        self.db.write(
-            "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (conversation_id, seq) DO NOTHING",  # the client's, kept again by a recovered turn
-            (conversation.id, seq, conversation.run_id if run_id is None else run_id, body),
+        fenced(
+            self.db,
+            conversation.lease,
+            INSERT_MESSAGE,
+            (conversation.id, seq, conversation.run_id, body),
         )
+
+    def keep(self, conversation: Conversation, messages: list[BaseMessage]) -> Conversation:
+        """Store a new conversation's history from the client, before its first turn runs (no turn's: not
+        told again to a client that follows this one, nor taken for what it did); the turn goes on after."""
+        rows = [
+            (conversation.id, conversation.next_seq + i, "", json.dumps(body, ensure_ascii=False))
+            for i, body in enumerate(messages_to_dict(messages))
+        ]
+        with self.db.transaction() as db:
+            hold(db, conversation.lease)
+            for row in rows:
+                db.execute(INSERT_MESSAGE, row)
+        return replace(conversation, next_seq=conversation.next_seq + len(rows))
 
     def messages(
         self, conversation_id: str, before: int | None = None, since: int = 0
@@ -201,13 +224,16 @@ class ConversationStore:
                 is not None
             )
 
-    def starting(self, run_id: str, call_id: str) -> bool:
-        """Mark a call of a turn as started; False when it was marked already (it started before)."""
+    def starting(self, conversation: Conversation, call_id: str) -> bool:
+        """Mark a call of the turn as started, while its execution holds the lease; False when it was
+        marked already (it started before)."""
         return (
-            self.db.write(
+            fenced(
+                self.db,
+                conversation.lease,
                 "INSERT INTO started_calls (run_id, call_id, started_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (run_id, call_id) DO NOTHING",
-                (run_id, call_id, self.clock()),
+                (conversation.run_id, call_id, self.clock()),
             )
             > 0
         )
@@ -235,28 +261,37 @@ class ConversationStore:
         pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
         return row, pending if pending and pending.expires_at > self.clock() else None
 
-    def adopt(self, conversation: Conversation, dead: str, owner: str, limits: ServeLimits) -> bool:
-        """Take the lease of a turn that `dead` began and `owner` recovered; False when the turn has ended,
-        or another holds its lease now (the client sent it again once the lease ran out)."""
-        now = self.clock()
-        return (
-            self.db.write(
-                "UPDATE conversations SET lease_owner = ?, lease_until = ? WHERE id = ? AND run_id = ? "
-                "AND state = 'running' AND (lease_owner = ? OR lease_until IS NULL OR lease_until < ?)",
-                (owner, now + limits.lease_seconds, conversation.id, conversation.run_id, dead, now),
-            )
-            > 0
-        )
+    def adopt(self, conversation: Conversation, owner: str, limits: ServeLimits) -> Conversation | None:
+        """Take the lease of a turn that `owner` recovered, at the next generation, if its holder has died
+        (executors.py) or the lease ran out; None while a live executor holds it. Stopped: the turn ended."""
+        with self.db.transaction() as db:
+            row = db.execute(
+                f"{clock(self.db)}SELECT c.lease_gen, c.lease_until, e.machine, e.process, {FRESH} AS fresh "
+                "FROM clock, conversations c LEFT JOIN executors e ON e.id = c.lease_owner "
+                "WHERE c.id = ? AND c.run_id = ? AND c.state = 'running'",
+                (conversation.id, conversation.run_id),
+            ).fetchone()
+            now = self.clock()
+            if row is None:
+                raise Stopped("the turn ended before it was recovered")
+            if (row["lease_until"] or 0) >= now and alive(row, machine()):
+                return None
+            taken = db.execute(
+                "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1 "
+                "WHERE id = ? AND lease_gen = ? RETURNING lease_gen",
+                (owner, now + limits.lease_seconds, conversation.id, row["lease_gen"]),
+            ).fetchone()
+        return replace(conversation, owner=owner, gen=taken["lease_gen"]) if taken else None
 
     def finish(
-        self, conversation: Conversation, owner: str, state: str, answer: str | None, pending: Approval | None
+        self, conversation: Conversation, state: str, answer: str | None, pending: Approval | None
     ) -> None:
         """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn), unless
-        another holds it now."""
+        another execution holds it now."""
         self.db.write(
             "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
             "pending = ?, updated_at = ? "
-            "WHERE id = ? AND run_id = ? AND state = 'running' AND lease_owner = ?",
+            "WHERE id = ? AND run_id = ? AND state = 'running' AND lease_owner = ? AND lease_gen = ?",
             (
                 state,
                 answer,
@@ -264,7 +299,8 @@ class ConversationStore:
                 self.clock(),
                 conversation.id,
                 conversation.run_id,
-                owner,
+                conversation.owner,
+                conversation.gen,
             ),
         )
 
@@ -282,9 +318,14 @@ def _conversation(row: Any, user: str, run_id: str) -> Conversation:
     )
 
 
-def _keyed_id(user: str, run_key: str | None) -> str | None:
-    """The id of the conversation a client's idempotency key started (the same for its retries)."""
-    return "conv_" + hashlib.sha256(f"{user}\n{run_key}".encode()).hexdigest()[:32] if run_key else None
+def _keyed_id(db: Cursor, user: str, run_key: str | None) -> str | None:
+    """The id of the conversation a client's idempotency key started (the same for its retries), under the
+    person's current key: a name given a new key never meets the conversations of its old one."""
+    if not run_key:
+        return None
+    key = db.execute("SELECT created_at FROM api_keys WHERE user_id = ?", (user,)).fetchone()
+    made = repr(float(key["created_at"])) if key else ""
+    return "conv_" + hashlib.sha256(f"{user}\n{made}\n{run_key}".encode()).hexdigest()[:32]
 
 
 def _run_id(conversation_id: str, run_key: str | None) -> str:

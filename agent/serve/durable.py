@@ -4,9 +4,11 @@ AGENT_DB file, or DATABASE_URL's Postgres, in a schema `dbos`).
 A turn, once admitted (turns.py), runs as a workflow in the server's turn threads, not in the request:
 a client that goes away does not stop it. Each request to the model and each tool call is a step whose
 result the conversation keeps as it ends (journal.py). When the server dies — `kill -9`, a lost
-machine — the next start of a worker with the same executor id finds the turns it left unfinished and
+machine — a live worker, or the next start, finds the turns it left unfinished (recovery.py) and
 finishes them with nobody asking, from what was kept: a finished step is not run again, a call cut off
-in the middle runs again only where that is safe (steps.py).
+in the middle runs again only where that is safe (steps.py). Each start of a worker is an executor of its
+own (executors.py); any execution of a turn but the one its request started is a recovery, which adopts
+the turn's lease first, and every step is fenced (fence.py).
 
 DBOS logs only warnings and errors: its start, migrations and recoveries stay out of the server's output.
 """
@@ -14,11 +16,11 @@ DBOS logs only warnings and errors: its start, migrations and recoveries stay ou
 from __future__ import annotations
 
 import logging
-import socket
 import sqlite3
 import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,7 @@ from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from agent.config import Settings
 from agent.serve.events import Bridge, Unwatched
+from agent.serve.executors import new_id, peer_seconds
 from agent.serve.recovery import Heartbeat
 from agent.serve.steps import OnceSteps
 from plumbing.sql import Database
@@ -40,15 +43,9 @@ NAME = "tool-use-agent"
 VERSION = "served-turn-1"
 GRACE_SECONDS = 10  # as uvicorn's graceful shutdown
 _turns: Turns | None = None  # the worker's, which the workflows of this process run on
-# workflow id -> the request waiting on it, while the turn runs in the server's thread (a recovered turn
-# runs in DBOS's, and nobody waits on it)
-_bridges: dict[str, Bridge] = {}
-
-
-def executor_id(settings: Settings, slot: int = 0) -> str:
-    """Who runs a turn: worker `slot` of this server (SERVE_NAME, else the machine's name). A worker that
-    replaces a dead one takes its slot, and so its unfinished turns; so does the same slot restarted."""
-    return f"{settings.serve_name or socket.gethostname()}-{slot}"
+# (workflow id, the request waiting on it) in the thread where the request started the turn: its first
+# execution. Any other execution of it (DBOS's, after a restart or a peer's recovery) is a recovery.
+_first: ContextVar[tuple[str, Bridge] | None] = ContextVar("first_execution", default=None)
 
 
 def system_database(settings: Settings) -> str:
@@ -73,23 +70,25 @@ def run_turns(settings: Settings, turns: Turns, db: Database, slot: int, stack: 
     """From now on `turns` runs each turn as a workflow of worker `slot`, until `stack` closes. The turns
     this executor left unfinished are recovered in the background, and those of a worker that died,
     here or on another server (recovery.py)."""
-    turns.runner = start
-    turns.steps = lambda registry: OnceSteps(registry, turns.store)
-    launch(settings, turns, slot)
+    executor = new_id(settings.serve_name, slot)
+    turns.owner, turns.runner = executor, start
+    turns.steps = lambda registry, conversation: OnceSteps(registry, turns.store, conversation)
+    heartbeat = Heartbeat(db, executor, peer_seconds(db, settings.serve_peer_seconds), VERSION)
+    heartbeat.beat()  # alive before it runs any turn
+    launch(settings, turns, executor)
     stack.callback(shutdown)
-    heartbeat = Heartbeat(db, executor_id(settings, slot), settings.serve_peer_seconds)
     heartbeat.start()
     stack.callback(heartbeat.stop)
 
 
-def launch(settings: Settings, turns: Turns, slot: int = 0) -> None:
+def launch(settings: Settings, turns: Turns, executor: str) -> None:
     """Start DBOS in this worker, on the agent's database."""
     global _turns
     _turns = turns
     config: DBOSConfig = {
         "name": NAME,
         "system_database_url": system_database(settings),
-        "executor_id": executor_id(settings, slot),
+        "executor_id": executor,
         "application_version": VERSION,
         "log_level": "WARNING",
         "sys_db_pool_size": 8,
@@ -111,16 +110,19 @@ def start(admitted: Admitted, bridge: Bridge) -> None:
     """Run the admitted turn as a workflow, here, in the thread the server gave the turn, telling `bridge`
     what happens (a turn recovered after a restart runs in DBOS's threads)."""
     workflow_id = f"turn-{admitted.conversation.run_id}-{uuid.uuid4().hex}"
-    _bridges[workflow_id] = bridge
+    first = _first.set((workflow_id, bridge))
     try:
         with SetWorkflowID(workflow_id):
             served_turn(admitted)
     finally:
-        _bridges.pop(workflow_id, None)
+        _first.reset(first)
 
 
 @DBOS.workflow(name="served_turn")
 def served_turn(admitted: Admitted) -> None:
     assert _turns is not None, "DBOS ran a turn before the worker launched it"
-    bridge = _bridges.get(DBOS.workflow_id or "") or Unwatched()
-    _turns.go_on(admitted, bridge)
+    first = _first.get()
+    if first is not None and first[0] == DBOS.workflow_id:
+        _turns.go_on(admitted, first[1])
+    else:  # taken up again, here or anywhere: it adopts the lease first
+        _turns.go_on(admitted, Unwatched(), recovered=True)

@@ -58,6 +58,19 @@ class Stopped(RequestError):
     status, code = 409, "turn_stopped"
 
 
+class LeaseLost(Stopped):
+    """Another worker took the turn up (this one's server seemed dead to it): this one stopped."""
+
+    code = "turn_taken_over"
+    told = -1  # the last message its client was told of, where one that follows the turn goes on
+
+
+class KeyRevoked(Unauthorized):
+    """The key of the person whose turn this is was revoked while it ran, or before it was recovered."""
+
+    code = "key_revoked"
+
+
 class Cancelled(RequestError):
     """The client asked the turn to stop, and it stopped."""
 
@@ -86,12 +99,26 @@ class TooManyRequests(RequestError):
         self.retry_after = max(1, retry_after)
 
 
+class AfterCalls(Exception):
+    """A turn that made tool calls failed with `error`: answered with `x-should-retry: false`, so that a
+    client's automatic retries (the official SDKs' on 408, 409, 429 and 5xx) do not run it, and its writes,
+    again."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def error_body(message: str, type: str, code: str, param: str | None = None) -> dict:
     return {"error": {"message": message, "type": type, "code": code, "param": param}}
 
 
 def answer(error: BaseException) -> JSONResponse:
     """The HTTP answer to an error raised while serving a request."""
+    if isinstance(error, AfterCalls):
+        response = answer(error.error)
+        response.headers["x-should-retry"] = "false"
+        return response
     status, type, code, message = describe(error)
     headers = {"Retry-After": str(retry_after(error))} if retry_after(error) else {}
     if status == 401:

@@ -26,9 +26,11 @@ def follow(
     bridge: Bridge,
     clock: Callable[[], float] = time.time,
     poll: float = POLL_SECONDS,
+    after: int = -1,
 ) -> None:
-    """Tell `bridge` what the running turn of `conversation` did so far, then as it does it, to its end."""
-    seen, answer = -1, ""
+    """Tell `bridge` what the running turn of `conversation` did so far (after place `after`, which it
+    was told), then as it does it, to its end."""
+    seen, answer = after, ""
     while True:
         row, added = store.progress(conversation, seen)
         for seq, message in added:

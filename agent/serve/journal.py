@@ -33,13 +33,6 @@ class Journal(TurnObserver):
         self.streamed = False  # the reply under way was streamed as text already
         self.usage: Counter[str] = Counter()
 
-    def keep(self, messages: list[BaseMessage]) -> None:
-        """Store earlier messages the turn goes on from: a new conversation's history from the client (no
-        turn's: not told again to a client that follows this one, nor taken for what it did)."""
-        for message in messages:
-            self.store.append(self.conversation, self.seq, message, run_id="")
-            self.seq += 1
-
     def found(self, messages: list[BaseMessage]) -> None:
         """Messages this turn stored before its process died, found as they are: the next goes after."""
         self.seq += len(messages)

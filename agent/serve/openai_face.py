@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent.guards import safe
 from agent.serve.conversations import Where
-from agent.serve.errors import RequestError, describe, error_body
+from agent.serve.errors import AfterCalls, Cancelled, RequestError, describe, error_body
 from agent.serve.events import CallAnswered, CallMade, Event, Failed, Finished, Started, Text
 from agent.serve.history import content_text, from_client
 from agent.serve.service import Service, service, signed_in
@@ -72,6 +72,12 @@ async def chat_completions(
         usage = bool((body.stream_options or {}).get("include_usage"))
         return EventStream(bridge, started, Chunks(started, usage), served.limits.send_seconds)
     events = await gather(request, bridge)
+    done = events[-1]
+    if isinstance(done, Failed) and isinstance(done.error, Cancelled):  # an answer, which no SDK retries
+        events[-1] = Finished(started.conversation_id, started.run_id, str(done.error))
+    elif isinstance(done, Failed):
+        made_calls = any(isinstance(event, CallMade) for event in events)
+        raise AfterCalls(done.error) if made_calls else done.error
     return completion(events)
 
 

@@ -1,12 +1,16 @@
-"""Recovery across workers and servers sharing one database: each worker's DBOS executor says that it lives
-(its row in `executors`, renewed every third of SERVE_PEER_SECONDS), and one not heard from for
-SERVE_PEER_SECONDS has died — a whole server killed, a machine lost, a slot no longer started. Any live
-worker then hands the dead executor's unfinished turns back to DBOS (its recovery: they are queued
-again, and one live worker takes each), and forgets it. Several live workers doing so at once recover each
-turn once: DBOS re-queues only turns still marked as the dead executor's.
+"""Recovery across workers and servers sharing one database: each worker is an executor (executors.py)
+that says it lives every third of the one timeout; a live worker claims each executor that has died —
+silent past the timeout, stamped in the future, or a process of this machine that is gone — and hands its
+unfinished turns back to DBOS (its documented `list_workflows` and `resume_workflows`: they are queued
+again, and one live worker takes each). One claims a dead executor, so its turns are queued once. A new
+start does so at once, so a restarted server or a replaced worker takes up the turns its earlier start
+left.
 
-A worker restarted under the same executor id (the same SERVE_NAME and slot) recovers its own at once,
-when DBOS starts (durable.py); this is for the executors nobody restarts.
+Whoever takes a turn up must adopt its lease first, and every step it takes is fenced (fence.py): a turn
+resumed twice by two peers at once, or taken from an executor that only seemed dead, still runs once.
+
+Finished turns' workflows are removed after RETENTION_DAYS: a turn's steps are kept in its conversation,
+not in DBOS.
 """
 
 from __future__ import annotations
@@ -14,24 +18,30 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from dbos import DBOS
 
+from agent.serve.executors import FRESH, TIMEOUT, alive, clock, machine, say_alive
 from plumbing.sql import Database
 
 log = logging.getLogger("agent.serve")
+WORKFLOW = "served_turn"  # durable.py's
+RETENTION_DAYS = 7
+PRUNE_SECONDS = 3600.0  # how often a worker removes the workflows older than that
 
 
 class Heartbeat:
-    def __init__(
-        self, db: Database, executor: str, peer_seconds: float, clock: Callable[[], float] = time.time
-    ) -> None:
-        self.db, self.executor, self.peer_seconds, self.clock = db, executor, peer_seconds, clock
+    def __init__(self, db: Database, executor: str, peer_seconds: float, version: str) -> None:
+        self.db, self.executor, self.peer_seconds, self.version = db, executor, peer_seconds, version
+        self.here = machine()
         self.stopped = threading.Event()
+        self.pruned_at = 0.0
 
     def start(self) -> None:
-        self.beat()
+        """Keep saying this executor lives, and recover the dead ones' turns, from now on."""
+        self.recover()
         threading.Thread(target=self._run, name="heartbeat", daemon=True).start()
 
     def stop(self) -> None:
@@ -42,26 +52,69 @@ class Heartbeat:
             try:
                 self.beat()
                 self.recover()
+                self.prune()
             except Exception:  # the database away for a moment: the next beat tries again
                 log.warning("heartbeat of %s failed", self.executor, exc_info=True)
 
     def beat(self) -> None:
-        self.db.write(
-            "INSERT INTO executors (id, seen_at) VALUES (?, ?) "
-            "ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
-            (self.executor, self.clock()),
-        )
+        say_alive(self.db, self.executor, self.here)
+
+    def executors(self) -> list[Any]:
+        """Every executor's row, with `fresh`: heard from within the timeout, by the database's clock."""
+        with self.db.reading() as db:
+            return list(
+                db.execute(
+                    f"{clock(self.db)}SELECT e.id, e.seen_at, e.machine, e.process, e.recovered_by, "
+                    f"{FRESH} AS fresh FROM clock, executors e"
+                ).fetchall()
+            )
+
+    def live(self) -> set[str]:
+        """The executors alive now."""
+        return {row["id"] for row in self.executors() if alive(row, self.here)} | {self.executor}
 
     def recover(self) -> list[str]:
-        """Recover the turns of the executors that died; their ids."""
-        silent_since = self.clock() - self.peer_seconds
-        with self.db.reading() as db:
-            rows = db.execute("SELECT id FROM executors WHERE seen_at < ?", (silent_since,)).fetchall()
-        dead = [row["id"] for row in rows]
-        if dead:
-            recovered = DBOS._recover_pending_workflows(dead)  # internal: as DBOS recovers its own at launch
-            if recovered:
-                log.warning("executors %s silent: %d turn(s) recovered", ", ".join(dead), len(recovered))
-            for executor in dead:
-                self.db.write("DELETE FROM executors WHERE id = ? AND seen_at < ?", (executor, silent_since))
-        return dead
+        """Queue again the unfinished turns of the executors that died and this one claimed (or that no
+        executor's row names); their workflow ids."""
+        rows = self.executors()
+        live = {row["id"] for row in rows if alive(row, self.here)} | {self.executor}
+        claimed = {row["id"] for row in rows if row["id"] not in live and self._claim(row, live)}
+        known = {row["id"] for row in rows}
+        pending = DBOS.list_workflows(
+            status="PENDING", name=WORKFLOW, app_version=self.version, load_input=False, load_output=False
+        )
+        orphaned = [w for w in pending if w.executor_id in claimed or w.executor_id not in known | live]
+        if orphaned:
+            DBOS.resume_workflows([w.workflow_id for w in orphaned])
+            dead = sorted({w.executor_id or "" for w in orphaned})
+            log.warning("executors %s silent: %d turn(s) recovered", ", ".join(dead), len(orphaned))
+        self.db.write(  # the dead, long after their turns were taken up
+            f"{clock(self.db)}DELETE FROM executors WHERE recovered_by IS NOT NULL "
+            f"AND seen_at < (SELECT now FROM clock) - 10 * {TIMEOUT}"
+        )
+        return [w.workflow_id for w in orphaned]
+
+    def _claim(self, dead: Any, live: set[str]) -> bool:
+        """Claim a dead executor's turns, unless a live one did (one that died since may be replaced)."""
+        if dead["recovered_by"] in live:
+            return False
+        return (
+            self.db.write(
+                "UPDATE executors SET recovered_by = ? WHERE id = ? AND seen_at = ? "
+                "AND COALESCE(recovered_by, '') = ?",
+                (self.executor, dead["id"], dead["seen_at"], dead["recovered_by"] or ""),
+            )
+            == 1
+        )
+
+    def prune(self) -> None:
+        """Remove the workflows of turns that ended over RETENTION_DAYS ago, once in a while."""
+        if time.monotonic() < self.pruned_at + PRUNE_SECONDS:
+            return
+        self.pruned_at = time.monotonic()
+        before = datetime.fromtimestamp(time.time() - RETENTION_DAYS * 86400, UTC).isoformat()
+        ended = DBOS.list_workflows(
+            status=["SUCCESS", "ERROR"], completed_before=before, load_input=False, load_output=False
+        )
+        if ended:
+            DBOS.delete_workflows([w.workflow_id for w in ended])

@@ -14,8 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from langchain_core.messages import AIMessage
+
 from agent.serve.approvals import OutcomeUnknown, rerun_answer
-from agent.serve.conversations import ConversationStore
+from agent.serve.conversations import Conversation, ConversationStore
+from agent.serve.fence import check
 from agent.steps import Steps
 from agent.tools import Executed, Starting, ToolRegistry
 from agent.types import ToolContext
@@ -27,8 +30,13 @@ NOT_AGAIN = (
 
 
 class OnceSteps(Steps):
-    def __init__(self, registry: ToolRegistry, store: ConversationStore) -> None:
-        self.registry, self.store = registry, store
+    def __init__(self, registry: ToolRegistry, store: ConversationStore, conversation: Conversation) -> None:
+        self.registry, self.store, self.conversation = registry, store, conversation
+
+    def model(self, request: Callable[[], AIMessage]) -> AIMessage:
+        """A model request, made only while this execution holds the turn's lease (fence.py)."""
+        check(self.store.db, self.conversation.lease)
+        return request()
 
     def tool(
         self, ctx: ToolContext, call: Mapping[str, Any], run: Callable[[Starting | None], Executed]
@@ -44,7 +52,7 @@ class OnceSteps(Steps):
             again = rerun_answer(call_id, name, arguments)
             if again is False:
                 return "not_run_again", NOT_AGAIN
-            if not self.store.starting(ctx.run_id, call_id) and again is None:
+            if not self.store.starting(self.conversation, call_id) and again is None:
                 raise OutcomeUnknown(name, arguments)
             return None
 

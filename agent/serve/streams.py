@@ -35,7 +35,7 @@ async def start_turn(turns: Turns, threads: ThreadPoolExecutor, turn: TurnReques
 
 
 async def gather(request: Request, bridge: Bridge) -> list[Event]:
-    """Every event of the turn, for a plain answer; its error raised."""
+    """Every event of the turn, for a plain answer, the last Finished or Failed."""
     events: list[Event] = []
     while not events or not isinstance(events[-1], Finished | Failed):
         try:
@@ -44,8 +44,6 @@ async def gather(request: Request, bridge: Bridge) -> list[Event]:
         except TimeoutError:
             if await request.is_disconnected():
                 bridge.gone.set()
-    if isinstance(events[-1], Failed):
-        raise events[-1].error
     return events
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -24,7 +26,7 @@ from agent.agent import ChatAgent
 from agent.host import Host
 from agent.serve.approvals import Approval, answer_in, answered
 from agent.serve.conversations import Conversation, ConversationStore, Where
-from agent.serve.errors import RequestError, Stopped
+from agent.serve.errors import Cancelled, LeaseLost, RequestError, TooManyRequests
 from agent.serve.events import Bridge, Failed, Finished, Started, Text
 from agent.serve.follow import follow
 from agent.serve.journal import Journal
@@ -34,6 +36,7 @@ from agent.tools import ToolRegistry
 from agent.types import AwaitingApproval
 
 log = logging.getLogger("agent.serve")
+STANDBY_SECONDS = 1.0  # how often a recovery looks again at a turn a live executor holds
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,8 @@ class TurnRequest:
 class Admitted:
     """A turn admitted and leased: what its workflow is given, and runs again from after a restart."""
 
-    request: TurnRequest
-    conversation: Conversation
-    owner: str  # the worker that admitted it
+    request: TurnRequest  # without the client's history: the conversation keeps it (ids, not history)
+    conversation: Conversation  # with the lease its first execution holds
 
 
 class Runner(Protocol):
@@ -83,7 +85,9 @@ class Turns:
         self.owner = worker_id()
         # how an admitted turn runs, and its steps: here and now, unless durably (durable.py)
         self.runner: Runner = self.go_on
-        self.steps: Callable[[ToolRegistry], Steps] = lambda registry: Steps()
+        self.steps: Callable[[ToolRegistry, Conversation], Steps] = lambda registry, conversation: Steps()
+        self.followers: Counter[str] = Counter()  # each person's clients following a turn here, in a thread
+        self.lock = threading.Lock()
 
     def run(self, request: TurnRequest, bridge: Bridge) -> None:
         """Admit the turn (its refusal told to `bridge` at once), then run it, telling `bridge` all that
@@ -95,47 +99,80 @@ class Turns:
         except Exception as e:
             bridge.put(Failed(e))
             return
-        bridge.put(Started(conversation.id, conversation.run_id))
         if conversation.following:  # this run, sent again while it runs: told, not run twice
-            follow(self.store, conversation, bridge, self.clock)
+            self._follow(conversation, bridge)
             return
-        if conversation.last_state != "new":  # the client's history is the stored one: not kept again
-            request = replace(request, history=[])
-        admitted = Admitted(request, conversation, self.owner)
+        bridge.put(Started(conversation.id, conversation.run_id))
         try:
+            if conversation.last_state == "new" and request.history:  # kept before the turn runs
+                conversation = self.store.keep(conversation, request.history)
+            admitted = Admitted(replace(request, history=[]), conversation)
             self.runner(admitted, bridge)
         except Exception as e:  # it did not start: the lease is given back
-            self.store.finish(conversation, self.owner, "failed", None, None)
+            self.store.finish(conversation, "failed", None, None)
             bridge.put(Failed(e))
 
-    def go_on(self, admitted: Admitted, bridge: Bridge) -> None:
-        """Run an admitted turn to its end (after a restart, again, from what it stored), telling `bridge`
-        how it ended, however that was."""
+    def _follow(self, conversation: Conversation, bridge: Bridge) -> None:
+        """Tell `bridge` the running turn, in this thread, as one of the person's turns at once here."""
+        user = conversation.user
+        with self.lock:
+            if self.followers[user] >= self.limits.runs_per_user:
+                many = f"{self.followers[user]} of your clients follow turns here; retry when one ends"
+                bridge.put(Failed(TooManyRequests(many, 1)))
+                return
+            self.followers[user] += 1
         try:
-            bridge.put(self._to_the_end(admitted, bridge))
+            bridge.put(Started(conversation.id, conversation.run_id))
+            follow(self.store, conversation, bridge, self.clock)
+        finally:
+            with self.lock:
+                self.followers[user] -= 1
+
+    def go_on(self, admitted: Admitted, bridge: Bridge, recovered: bool = False) -> None:
+        """Run an admitted turn to its end (`recovered`: taken up again, from what it stored), telling
+        `bridge` how it ended, however that was. One that another worker took up meanwhile stops, and its
+        client follows the turn there."""
+        try:
+            bridge.put(self._to_the_end(admitted, bridge, recovered))
+        except LeaseLost as lost:
+            log.warning("turn %s taken up elsewhere: this execution stopped", admitted.conversation.run_id)
+            follow(self.store, admitted.conversation, bridge, self.clock, after=lost.told)
         except Exception as e:
             bridge.put(Failed(e))
 
-    def _to_the_end(self, admitted: Admitted, bridge: Bridge) -> Finished:
+    def _to_the_end(self, admitted: Admitted, bridge: Bridge, recovered: bool) -> Finished:
         conversation, request = admitted.conversation, admitted.request
-        recovered = admitted.owner != self.owner
-        if recovered and not self.store.adopt(conversation, admitted.owner, self.owner, self.limits):
-            log.warning("turn %s not recovered: its conversation went on without it", conversation.run_id)
-            raise Stopped("the turn stopped before it answered, and its conversation went on without it")
+        if recovered:
+            conversation = self._adopt(conversation)
         try:
             done = self._turn(conversation, request, bridge, recovered)
+        except LeaseLost:
+            raise
+        except Cancelled as e:
+            self.store.finish(conversation, "cancelled", str(e), None)
+            raise
         except Exception as e:
             kept = conversation.pending if isinstance(e, RequestError) else None
-            self.store.finish(conversation, self.owner, "failed", None, kept)
+            self.store.finish(conversation, "failed", None, kept)
             raise
         state = "awaiting" if done.pending else "done"
-        self.store.finish(conversation, self.owner, state, done.answer, done.pending)
+        self.store.finish(conversation, state, done.answer, done.pending)
         return done
+
+    def _adopt(self, conversation: Conversation) -> Conversation:
+        """The recovered turn's lease, taken at its next generation. While a live executor still holds it
+        (it only seemed dead), this recovery stands by — its workflow stays unfinished, to be recovered
+        again if this worker dies — and takes the turn up only once that executor has died."""
+        while (adopted := self.store.adopt(conversation, self.owner, self.limits)) is None:
+            time.sleep(STANDBY_SECONDS)
+        return adopted
 
     def _turn(
         self, conversation: Conversation, request: TurnRequest, bridge: Bridge, recovered: bool
     ) -> Finished:
         again = conversation.last_run == conversation.run_id
+        if again and conversation.last_state == "cancelled":  # a run the person cancelled is not resumed
+            raise Cancelled(conversation.last_answer or "the turn was cancelled")
         if again and conversation.last_state in ("done", "awaiting") and conversation.last_answer is not None:
             bridge.put(Text(conversation.last_answer))  # a retry of a turn that answered: the same answer
             return self._finished(conversation, conversation.last_answer, conversation.pending)
@@ -144,19 +181,19 @@ class Turns:
         journal = Journal(self.store, conversation, bridge)
         stored = self.store.messages(conversation.id, before=conversation.next_seq)  # as the turn found it
         history = [message for _, message in stored]
-        if conversation.last_state == "new":
-            journal.keep(request.history)
-            history += request.history
         went: list[BaseMessage] = []  # what it did before a restart cut it off, when it runs again
         if recovered:
             went = [message for _, message in self.store.messages(conversation.id, since=journal.seq)]
             journal.found(went)
             history += went
         this_run = [message for run_id, message in stored if run_id == conversation.run_id] if again else []
-        steps = self.steps(self.host.registry)
+        steps = self.steps(self.host.registry, conversation)
         with self.host.agent(request.user, observer=journal, history=history, steps=steps) as agent:
             try:
                 answer = self._step(agent, conversation, request, this_run + went)
+            except LeaseLost as lost:
+                lost.told = journal.seq - 1  # its client was told the messages before: not again
+                raise
             except AwaitingApproval as waiting:
                 pending = Approval.of(waiting, self.clock())
                 bridge.put(Text(pending.question()))
