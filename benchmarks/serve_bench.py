@@ -206,10 +206,11 @@ def row(name: str, database: str, workers: int, load: tuple, added: float, memor
 
 
 def ours(
-    llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float, durable: bool
+    llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float, durable: bool, root: Path = ROOT
 ) -> list[tuple[str, float]]:
     """Our rows for one database and worker count, with each turn a durable workflow or run in the
-    worker's threads: the OpenAI face, then the AG-UI face; each (row, added ms)."""
+    worker's threads: the OpenAI face, then the AG-UI face; each (row, added ms). `root`: the checkout
+    whose server runs (another one: the code before a change, in the same run)."""
     from plumbing.sockets import free_port
 
     port = free_port()
@@ -222,12 +223,12 @@ def ours(
         "AUDIT_LOG": str(tmp / "a.jsonl"),
         "SERVE_DURABLE": "1" if durable else "0",
     }
-    env |= {"SERVE_REQUESTS_PER_MINUTE": "1000000", "SERVE_RUNS_PER_USER": "64", "PYTHONPATH": str(ROOT)}
+    env |= {"SERVE_REQUESTS_PER_MINUTE": "1000000", "SERVE_RUNS_PER_USER": "64", "PYTHONPATH": str(root)}
     keys = _keys(env, tmp)
     command = [sys.executable, "-m", "benchmarks.serve_bench", "--serve", str(port), str(workers)]
     server = Server(command, env, tmp, f"http://127.0.0.1:{port}")
     label = "Postgres" if database.startswith("postgresql://") else "SQLite"
-    how = "durable" if durable else "threads"
+    how = ("durable" if durable else "threads") + ("" if root == ROOT else f", {root.name}")
     try:
         grown, load, added = measured(server, lambda i: openai_user(server.url, keys[i], TURNS), solo_p50)
         stored = _stored_kib(env)
@@ -317,6 +318,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--serve", nargs=2, type=int, metavar=("PORT", "WORKERS"), help=argparse.SUPPRESS)
     parser.add_argument("--peers-python", default=str(ROOT / "benchmarks" / ".venv-peers" / "bin" / "python"))
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of the code before a change (git worktree add DIR COMMIT): its durable rows too, "
+        "in the same run, and the ratio of ours to them",
+    )
     args = parser.parse_args()
     if args.serve:
         return serve_here(*args.serve)
@@ -342,18 +349,22 @@ def main() -> None:
         for n, (backend, workers) in enumerate(
             (("SQLite", 1), ("SQLite", 4), ("Postgres", 1), ("Postgres", 4))
         ):
-            added: dict[bool, list[float]] = {}
-            for durable in (False, True):  # before durable turns, and with them
-                name = f"agent{n}{'d' if durable else 't'}"
+            added: dict[str, list[float]] = {}
+            runs = [("t", False, ROOT), ("d", True, ROOT)]
+            runs += [("b", True, args.before)] if args.before else []
+            for how, durable, root in runs:  # before durable turns, with them, and with the code before
+                name = f"agent{n}{how}"
                 database = str(tmp / f"{name}.db") if backend == "SQLite" else postgres.create_database(name)
-                rows = ours(llm_url, tmp, database, workers, solo_p50, durable)
+                rows = ours(llm_url, tmp, database, workers, solo_p50, durable, root.resolve())
                 print("\n".join(line for line, _ in rows), flush=True)
-                added[durable] = [ms for _, ms in rows]
-            for face, before, after in zip(("OpenAI", "AG-UI"), added[False], added[True], strict=True):
+                added[how] = [ms for _, ms in rows]
+            base = "b" if args.before else "t"
+            for face, before, after in zip(("OpenAI", "AG-UI"), added[base], added["d"], strict=True):
                 ratios.append((f"{face} face, {backend}, {workers} worker(s)", after, before))
-        for workers in (1, 4):
+        for workers in (1, 4) if Path(args.peers_python).exists() else ():
             print(peer(llm_url, tmp, os.path.abspath(args.peers_python), workers, solo_p50), flush=True)
-        print("\nadded ms/turn, durable / threads (ratio):")
+        against = f"durable at {args.before.name}" if args.before else "threads"
+        print(f"\nadded ms/turn, durable / {against} (ratio):")
         for label, after, before in ratios:
             times = f"{after / before:.1f}x" if before > 0 else "n/a"
             print(f"- {label}: {after:+.1f} / {before:+.1f} ms = {times}")
