@@ -159,3 +159,57 @@ def test_an_upstream_error_body_reaches_a_client_only_as_a_short_cleaned_reason(
     assert redact_text("at https://bob:hunter2@api.example.com/v1 and //tok_9@h/x") == (
         "at https://api.example.com/v1 and //h/x"
     )
+    body = json.dumps({"error": "no route to 10.0.3.7:5432 for user svc_llm (pool alice@db-7)"})
+    assert upstream_reason(body) == "no route to <address> for user <user> (pool <user>@db-7)"
+
+
+UPSTREAM_ERRORS = {  # what model endpoints, tools and MCP servers say -> what a client may read
+    "Connection refused: 10.0.3.7:8000": "Connection refused: <address>",
+    "upstream connect error to [fd00::12]:443": "upstream connect error to <address>",
+    "dial tcp [::1]:8080: connect: connection refused": "dial tcp <address>: connect: connection refused",
+    "no route to fe80::1%eth0 nor fe80::1: timeout": "no route to <address> nor <address>: timeout",
+    "peer 2001:db8:0:0:0:0:0:7 reset; ::ffff:10.0.0.1 too": "peer <address> reset; <address> too",
+    'password authentication failed for user "svc_llm"': 'password authentication failed for user "<user>"',
+    'FATAL: role "bob" does not exist': 'FATAL: role "<user>" does not exist',
+    'no pg_hba.conf entry for host "10.1.2.3", user "alice", database "llm"': (
+        'no pg_hba.conf entry for host "<address>", user "<user>", database "llm"'
+    ),
+    "Access denied for user 'root'@'10.0.0.3'": "Access denied for user '<user>'@'<address>'",
+    "Login failed for user alice.": "Login failed for user <user>.",
+    "open /home/deploy/models/x.gguf: no such file": "open /home/<user>/models/x.gguf: no such file",
+    "stat /Users/jane.doe/Library/x: permission denied": "stat /Users/<user>/Library/x: permission denied",
+    r"No such file: 'C:\Users\John Smith\models\x.gguf'": r"No such file: 'C:\Users\<user>\models\x.gguf'",
+    r"No such file: 'C:\\Users\\bob\\x.txt'": r"No such file: 'C:\\Users\\<user>\\x.txt'",
+    "write to ops@example.com; pool alice@db-7:5432": "write to <user>@example.com; pool <user>@db-7:5432",
+}
+LEFT_AS_THEY_ARE = [
+    "model v1.2.3",
+    "retry at 12:30",
+    "took 0.25 s",
+    "at 2024-01-01T12:30:45.123Z",
+    "version 256.1.1.1 and 1.2.3.4.5",
+    "std::vector, add::bad, a[::2], 1:2:3, 00:1a:2b:3c:4d:5e",
+    "left-pad@1.2.3, img@sha256:ab12, java.lang.Object@5e2de80c, @property",
+    'unexpected role "tool" in messages; no default for user input',
+    "messages[0]: role 'foo' is not one of ('system', 'user', 'assistant', 'tool')",
+]
+
+
+def test_a_client_reads_an_upstream_error_without_addresses_or_user_names():
+    from agent.audit import redact_identity
+    from agent.serve.errors import describe, for_client
+    from agent.types import LLMError
+
+    for said, shown in UPSTREAM_ERRORS.items():
+        assert redact_identity(said) == shown == redact_identity(shown)
+        assert for_client(said) == shown
+    for said in LEFT_AS_THEY_ARE:
+        assert redact_identity(said) == said
+        assert for_client(said) == said
+    error = LLMError('LLM endpoint http://10.0.0.5:8000/v1 answered HTTP 500: for user "svc" at 10.0.0.9:53')
+    assert describe(error) == (
+        502,
+        "server_error",
+        "upstream_error",
+        'LLM endpoint <endpoint> answered HTTP 500: for user "<user>" at <address>',
+    )

@@ -1,8 +1,9 @@
 """What the HTTP server answers when it does not answer with a turn: its client's mistakes (by status) and
 the agent's own failures, each in OpenAI's error shape `{"error": {"message", "type", "code"}}`.
 
-Text from a model, a tool or an endpoint passes through `safe` and loses its URLs and credentials before
-it reaches a client; a bug is logged here and answered as an internal error, never as a traceback.
+Text from a model, a tool or an endpoint passes through `safe` and loses its URLs, credentials, addresses
+and user names before it reaches a client; a bug is logged here and answered as an internal error, never
+as a traceback.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 from fastapi.responses import JSONResponse
 
-from agent.audit import redact_text
+from agent.audit import redact_identity, redact_text
 from agent.guards import safe
 from agent.types import AgentError, ConfigError, DeadlineError, LimitError, LLMError, McpUnavailable
 from plumbing.sql import DatabaseUnavailable
@@ -152,5 +153,5 @@ def retry_after(error: BaseException) -> int | None:
 
 def for_client(text: str) -> str:
     """Text an endpoint, a model or a tool wrote, as a client may read it: no URLs of the services
-    behind the agent, no credentials, no terminal escapes."""
-    return safe(redact_text(_URL.sub("<endpoint>", text)))[:1000]
+    behind the agent, no credentials, no IP addresses or user names, no terminal escapes."""
+    return safe(redact_identity(redact_text(_URL.sub("<endpoint>", text))))[:1000]
