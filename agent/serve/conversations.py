@@ -278,8 +278,8 @@ class ConversationStore:
                 return None
             taken = db.execute(
                 "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1 "
-                "WHERE id = ? AND lease_gen = ? RETURNING lease_gen",
-                (owner, now + limits.lease_seconds, conversation.id, row["lease_gen"]),
+                "WHERE id = ? AND lease_gen = ? AND run_id = ? AND state = 'running' RETURNING lease_gen",
+                (owner, now + limits.lease_seconds, conversation.id, row["lease_gen"], conversation.run_id),
             ).fetchone()
         return replace(conversation, owner=owner, gen=taken["lease_gen"]) if taken else None
 
@@ -323,7 +323,7 @@ def _keyed_id(db: Cursor, user: str, run_key: str | None) -> str | None:
     person's current key: a name given a new key never meets the conversations of its old one."""
     if not run_key:
         return None
-    key = db.execute("SELECT created_at FROM api_keys WHERE user_id = ?", (user,)).fetchone()
+    key = db.execute("SELECT created_at FROM api_keys WHERE name = ?", (user,)).fetchone()
     made = repr(float(key["created_at"])) if key else ""
     return "conv_" + hashlib.sha256(f"{user}\n{made}\n{run_key}".encode()).hexdigest()[:32]
 

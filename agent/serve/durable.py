@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 NAME = "tool-use-agent"
 # The turns a server recovers are those of this version: a new release of the code recovers the turns
 # an older one left, since a turn goes on from what its conversation kept, not from DBOS's own record of
-# its steps. Change it only when a turn's input (turns.Admitted) changes shape.
+# its steps. Change it only when a turn's input (turns.Admitted) changes in a way an older one cannot be
+# read as: fields added with defaults, or dropped (as `owner` was, for the lease's owner and generation),
+# still read.
 VERSION = "served-turn-1"
 GRACE_SECONDS = 10  # as uvicorn's graceful shutdown
 _turns: Turns | None = None  # the worker's, which the workflows of this process run on

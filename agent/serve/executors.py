@@ -2,7 +2,8 @@
 whether one is alive. An executor says it lives in its `executors` row, stamped with the database's clock;
 one not heard from for the one timeout every server reads from the database (`peer_seconds`), or stamped in
 the future (no live executor writes that), has died. One on this machine whose process is gone has died at
-once: a restarted server or a replaced worker takes up its turns without waiting.
+once: a worker replaced, or a server restarted in the same process namespace, takes up its turns without
+waiting (a container restarted in a new one waits for the timeout).
 """
 
 from __future__ import annotations
@@ -87,6 +88,6 @@ def say_alive(db: Database, executor: str, here: str) -> None:
     """Stamp `executor`'s row with the database's clock."""
     db.write(
         f"INSERT INTO executors (id, seen_at, machine, process) VALUES (?, {db.now}, ?, ?) "
-        "ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
+        "ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at, recovered_by = NULL",
         (executor, here, process()),
     )

@@ -17,9 +17,7 @@ from agent.serve.errors import KeyRevoked, LeaseLost
 from plumbing.sql import Cursor, Database
 
 HELD = "id = ? AND lease_owner = ? AND lease_gen = ? AND state = 'running'"
-KEY_ACTIVE = (
-    "EXISTS (SELECT 1 FROM api_keys k WHERE k.user_id = conversations.user_id AND k.revoked_at IS NULL)"
-)
+KEY_ACTIVE = "EXISTS (SELECT 1 FROM api_keys k WHERE k.name = conversations.user_id AND k.revoked_at IS NULL)"
 
 
 @dataclass(frozen=True)

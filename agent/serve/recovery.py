@@ -2,15 +2,16 @@
 that says it lives every third of the one timeout; a live worker claims each executor that has died —
 silent past the timeout, stamped in the future, or a process of this machine that is gone — and hands its
 unfinished turns back to DBOS (its documented `list_workflows` and `resume_workflows`: they are queued
-again, and one live worker takes each). One claims a dead executor, so its turns are queued once. A new
+again, and one live worker takes each). One claims a dead executor, so its turns are queued once (those
+of an executor no row names, every worker queues: the fence keeps them to one run). A new
 start does so at once, so a restarted server or a replaced worker takes up the turns its earlier start
 left.
 
 Whoever takes a turn up must adopt its lease first, and every step it takes is fenced (fence.py): a turn
 resumed twice by two peers at once, or taken from an executor that only seemed dead, still runs once.
 
-Finished turns' workflows are removed after RETENTION_DAYS: a turn's steps are kept in its conversation,
-not in DBOS.
+Finished turns' workflows are removed after RETENTION_DAYS (500 at a time): a turn's steps are kept in
+its conversation, not in DBOS.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,21 +42,25 @@ class Heartbeat:
         self.pruned_at = 0.0
 
     def start(self) -> None:
-        """Keep saying this executor lives, and recover the dead ones' turns, from now on."""
+        """Keep saying this executor lives, and, in a thread of their own (never delaying a beat),
+        recover the dead ones' turns and remove old workflows, from now on."""
         self.recover()
-        threading.Thread(target=self._run, name="heartbeat", daemon=True).start()
+        threading.Thread(target=self._every, args=(self.beat,), name="heartbeat", daemon=True).start()
+        threading.Thread(target=self._every, args=(self._look,), name="recovery", daemon=True).start()
 
     def stop(self) -> None:
         self.stopped.set()
 
-    def _run(self) -> None:
+    def _every(self, work: Callable[[], None]) -> None:
         while not self.stopped.wait(self.peer_seconds / 3):
             try:
-                self.beat()
-                self.recover()
-                self.prune()
-            except Exception:  # the database away for a moment: the next beat tries again
-                log.warning("heartbeat of %s failed", self.executor, exc_info=True)
+                work()
+            except Exception:  # the database away for a moment: the next round tries again
+                log.warning("%s of %s failed", work.__name__, self.executor, exc_info=True)
+
+    def _look(self) -> None:
+        self.recover()
+        self.prune()
 
     def beat(self) -> None:
         say_alive(self.db, self.executor, self.here)
@@ -78,7 +84,10 @@ class Heartbeat:
         executor's row names); their workflow ids."""
         rows = self.executors()
         live = {row["id"] for row in rows if alive(row, self.here)} | {self.executor}
-        claimed = {row["id"] for row in rows if row["id"] not in live and self._claim(row, live)}
+        dead = [row for row in rows if row["id"] not in live]
+        claimed = {
+            row["id"] for row in dead if row["recovered_by"] == self.executor or self._claim(row, live)
+        }
         known = {row["id"] for row in rows}
         pending = DBOS.list_workflows(
             status="PENDING", name=WORKFLOW, app_version=self.version, load_input=False, load_output=False
@@ -86,8 +95,8 @@ class Heartbeat:
         orphaned = [w for w in pending if w.executor_id in claimed or w.executor_id not in known | live]
         if orphaned:
             DBOS.resume_workflows([w.workflow_id for w in orphaned])
-            dead = sorted({w.executor_id or "" for w in orphaned})
-            log.warning("executors %s silent: %d turn(s) recovered", ", ".join(dead), len(orphaned))
+            silent = sorted({w.executor_id or "" for w in orphaned})
+            log.warning("executors %s silent: %d turn(s) recovered", ", ".join(silent), len(orphaned))
         self.db.write(  # the dead, long after their turns were taken up
             f"{clock(self.db)}DELETE FROM executors WHERE recovered_by IS NOT NULL "
             f"AND seen_at < (SELECT now FROM clock) - 10 * {TIMEOUT}"
@@ -114,7 +123,11 @@ class Heartbeat:
         self.pruned_at = time.monotonic()
         before = datetime.fromtimestamp(time.time() - RETENTION_DAYS * 86400, UTC).isoformat()
         ended = DBOS.list_workflows(
-            status=["SUCCESS", "ERROR"], completed_before=before, load_input=False, load_output=False
+            status=["SUCCESS", "ERROR"],
+            completed_before=before,
+            limit=500,
+            load_input=False,
+            load_output=False,
         )
         if ended:
             DBOS.delete_workflows([w.workflow_id for w in ended])

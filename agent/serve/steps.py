@@ -18,6 +18,7 @@ from langchain_core.messages import AIMessage
 
 from agent.serve.approvals import OutcomeUnknown, rerun_answer
 from agent.serve.conversations import Conversation, ConversationStore
+from agent.serve.errors import Cancelled
 from agent.serve.fence import check
 from agent.steps import Steps
 from agent.tools import Executed, Starting, ToolRegistry
@@ -52,6 +53,8 @@ class OnceSteps(Steps):
             again = rerun_answer(call_id, name, arguments)
             if again is False:
                 return "not_run_again", NOT_AGAIN
+            if self.store.stopping(self.conversation):  # cancelled, and taken up again since: no call runs
+                raise Cancelled("the turn was cancelled; what it did before is kept")
             if not self.store.starting(self.conversation, call_id) and again is None:
                 raise OutcomeUnknown(name, arguments)
             return None

@@ -9,6 +9,7 @@ that needs approval stops the turn, and the answer asks for it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -34,6 +35,7 @@ from agent.serve.limits import ServeLimits
 from agent.steps import Steps
 from agent.tools import ToolRegistry
 from agent.types import AwaitingApproval
+from plumbing.sql import DatabaseUnavailable
 
 log = logging.getLogger("agent.serve")
 STANDBY_SECONDS = 1.0  # how often a recovery looks again at a turn a live executor holds
@@ -163,9 +165,11 @@ class Turns:
         """The recovered turn's lease, taken at its next generation. While a live executor still holds it
         (it only seemed dead), this recovery stands by — its workflow stays unfinished, to be recovered
         again if this worker dies — and takes the turn up only once that executor has died."""
-        while (adopted := self.store.adopt(conversation, self.owner, self.limits)) is None:
+        while True:
+            with contextlib.suppress(DatabaseUnavailable):  # away for a moment: stand by, as for a live one
+                if (adopted := self.store.adopt(conversation, self.owner, self.limits)) is not None:
+                    return adopted
             time.sleep(STANDBY_SECONDS)
-        return adopted
 
     def _turn(
         self, conversation: Conversation, request: TurnRequest, bridge: Bridge, recovered: bool

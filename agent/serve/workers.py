@@ -3,9 +3,9 @@ ADD_MODEL_URL), reached by the tools every worker registers — then the workers
 (plumbing's `supervise`: one that dies is replaced).
 
 Each worker builds its own host through `build_host` (the registry, the model, MCP servers), opens its
-own connections to the database, and runs turns as durable workflows (durable.py) under an executor id
-of its slot: the worker that replaces a dead one, or the same slot after a restart, finishes the turns
-it left. Any worker serves any conversation. The embedded demo model runs in one worker: its llama.cpp
+own connections to the database, and runs turns as durable workflows (durable.py) as an executor of its
+own (executors.py): the worker that replaces a dead one, or the server restarted, finishes the turns the
+dead one left. Any worker serves any conversation. The embedded demo model runs in one worker: its llama.cpp
 server is sized for the whole machine.
 """
 
