@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -14,6 +15,7 @@ from agent.serve.conversations import ConversationStore, Where
 from agent.serve.database import open_agent_database
 from agent.serve.durable import VERSION
 from agent.serve.executors import machine, peer_seconds, process
+from agent.serve.fence import Lease, adopt
 from agent.serve.keys import KeyStore
 from agent.serve.limits import ServeLimits
 from agent.serve.recovery import Heartbeat
@@ -68,9 +70,9 @@ def test_a_lease_of_a_live_executor_is_not_adopted_and_one_of_a_dead_one_is_at_a
     store, limits = ConversationStore(db), ServeLimits()
     Heartbeat(db, "a-0-1", 30, VERSION).beat()
     turn = store.begin("alice", Where(), "a-0-1", limits)
-    assert store.adopt(turn, "b-0-1", limits) is None  # a lives
+    assert adopt(db, turn.lease, turn.run_id, "b-0-1", time.time(), 60) is None  # a lives
     db.write("UPDATE executors SET seen_at = seen_at + 3600 WHERE id = 'a-0-1'")  # forged into the future
     Heartbeat(db, "b-0-1", 30, VERSION).beat()
-    adopted = store.adopt(turn, "b-0-1", limits)
-    assert adopted is not None and adopted.gen == turn.gen + 1 and adopted.owner == "b-0-1"
-    assert store.adopt(turn, "c-0-1", limits) is None  # b lives
+    adopted = adopt(db, turn.lease, turn.run_id, "b-0-1", time.time(), 60)
+    assert adopted == Lease(turn.id, "b-0-1", turn.gen + 1)
+    assert adopt(db, adopted, turn.run_id, "c-0-1", time.time(), 60) is None  # b lives

@@ -6,14 +6,14 @@ user's limits, then stores each message as the loop adds it (`append`: a journal
 back with its outcome (`finish`). A conversation is found only with its user's id: another person's is
 a 404. The lease of a turn whose worker died passes to the worker that recovers the turn (`adopt`), or
 runs out after a turn's deadline when none does. Each taking of the lease raises its generation, and each
-step of the turn is fenced by it (fence.py).
+step of the turn is fenced by it (fence.py); the user's limits are counted in the same transaction as the
+admission (limits.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 import uuid
 from collections.abc import Callable
@@ -23,8 +23,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
 
 from agent.serve.approvals import Approval
-from agent.serve.errors import Busy, NotFound, Stopped, TooManyRequests
-from agent.serve.executors import FRESH, alive, clock, machine
+from agent.serve.errors import Busy, NotFound
 from agent.serve.fence import Lease, hold
 from agent.serve.fence import write as fenced
 from agent.serve.limits import ServeLimits
@@ -74,7 +73,7 @@ class ConversationStore:
         run that is running already is not run twice: the conversation says it is `following` it."""
         now = self.clock()
         with self.db.transaction() as db:
-            self._count(db, user, now, limits)
+            limits.count(db, user, now)
             keyed = _keyed_id(db, user, where.run_key) if where.thread_id is None else None
             row = self._find(db, user, where, keyed) or self._create(db, user, where, now, keyed)
             conversation = _conversation(row, user, _run_id(row["id"], where.run_key))
@@ -82,7 +81,7 @@ class ConversationStore:
                 if where.run_key is not None and row["run_id"] == conversation.run_id:
                     return replace(conversation, following=True)  # the same run, sent again
                 raise Busy("a turn is already running in this conversation; retry when it has answered")
-            self._admit(db, user, now, limits)
+            limits.admit(db, user, now)
             gen = db.execute(
                 "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1, "
                 "run_id = ?, state = 'running', stop_run = NULL, updated_at = ? WHERE id = ? "
@@ -93,29 +92,6 @@ class ConversationStore:
                 "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
             ).fetchone()["n"]
         return replace(conversation, next_seq=next_seq, owner=owner, gen=gen)
-
-    def _count(self, db: Cursor, user: str, now: float, limits: ServeLimits) -> None:
-        """Count the request in the user's minute (that row's lock makes the user's admissions take turns,
-        across workers), and refuse it over the limit."""
-        window = now - now % 60
-        requests = db.execute(
-            "INSERT INTO request_counts (user_id, window_start, requests) VALUES (?, ?, 1) "
-            "ON CONFLICT (user_id) DO UPDATE SET requests = CASE WHEN request_counts.window_start = "
-            "excluded.window_start THEN request_counts.requests + 1 ELSE 1 END, "
-            "window_start = excluded.window_start RETURNING requests",
-            (user, window),
-        ).fetchone()["requests"]
-        if requests > limits.requests_per_minute:
-            wait = math.ceil(window + 60 - now)
-            raise TooManyRequests(f"over {limits.requests_per_minute} turns a minute; retry in {wait}s", wait)
-
-    def _admit(self, db: Cursor, user: str, now: float, limits: ServeLimits) -> None:
-        """Refuse a new turn over the user's turns at once."""
-        running = db.execute(
-            "SELECT COUNT(*) AS n FROM conversations WHERE user_id = ? AND lease_until > ?", (user, now)
-        ).fetchone()["n"]
-        if running >= limits.runs_per_user:
-            raise TooManyRequests(f"{running} turns of yours are running already; retry when one ends", 1)
 
     def _find(self, db: Cursor, user: str, where: Where, keyed: str | None) -> Any:
         key: str | None = where.conversation_id or keyed
@@ -260,28 +236,6 @@ class ConversationStore:
             ).fetchone()
         pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
         return row, pending if pending and pending.expires_at > self.clock() else None
-
-    def adopt(self, conversation: Conversation, owner: str, limits: ServeLimits) -> Conversation | None:
-        """Take the lease of a turn that `owner` recovered, at the next generation, if its holder has died
-        (executors.py) or the lease ran out; None while a live executor holds it. Stopped: the turn ended."""
-        with self.db.transaction() as db:
-            row = db.execute(
-                f"{clock(self.db)}SELECT c.lease_gen, c.lease_until, e.machine, e.process, {FRESH} AS fresh "
-                "FROM clock, conversations c LEFT JOIN executors e ON e.id = c.lease_owner "
-                "WHERE c.id = ? AND c.run_id = ? AND c.state = 'running'",
-                (conversation.id, conversation.run_id),
-            ).fetchone()
-            now = self.clock()
-            if row is None:
-                raise Stopped("the turn ended before it was recovered")
-            if (row["lease_until"] or 0) >= now and alive(row, machine()):
-                return None
-            taken = db.execute(
-                "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1 "
-                "WHERE id = ? AND lease_gen = ? AND run_id = ? AND state = 'running' RETURNING lease_gen",
-                (owner, now + limits.lease_seconds, conversation.id, row["lease_gen"], conversation.run_id),
-            ).fetchone()
-        return replace(conversation, owner=owner, gen=taken["lease_gen"]) if taken else None
 
     def finish(
         self, conversation: Conversation, state: str, answer: str | None, pending: Approval | None

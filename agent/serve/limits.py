@@ -1,20 +1,23 @@
-"""ServeLimits: what one person, one request and one client may take of the served agent, and the body
-gate that holds a request to its size and to the time its body may take to arrive.
+"""ServeLimits: what one person, one request and one client may take of the served agent, and the body gate
+that holds a request to its size and to the time its body may take to arrive.
 
-Turns per minute and turns at once are counted per user across every worker, in the database
-(conversations.py); a run's deadline is the model's own (guards.Limits); a client that sends its body
-too slowly (408), or reads an answer too slowly (the stream is dropped), holds no worker for long.
+Turns per minute and turns at once are counted per user across every worker, in the database, in the
+transaction that admits a turn (conversations.py); a run's deadline is the model's own (guards.Limits); a
+client that sends its body too slowly (408), or reads an answer too slowly (the stream is dropped), holds no
+worker for long.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from agent.config import Settings
-from agent.serve.errors import TooLarge, TooSlow, answer
+from agent.serve.errors import TooLarge, TooManyRequests, TooSlow, answer
 from plumbing.asgi import replay  # hands the read body on, then listens for a disconnect
+from plumbing.sql import Cursor
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,29 @@ class ServeLimits:
             runs_per_user=settings.serve_runs_per_user,
             turn_seconds=turn_seconds,
         )
+
+    def count(self, db: Cursor, user: str, now: float) -> None:
+        """Count the request in the user's minute (that row's lock makes the user's admissions take turns,
+        across workers), and refuse it over the limit."""
+        window = now - now % 60
+        requests = db.execute(
+            "INSERT INTO request_counts (user_id, window_start, requests) VALUES (?, ?, 1) "
+            "ON CONFLICT (user_id) DO UPDATE SET requests = CASE WHEN request_counts.window_start = "
+            "excluded.window_start THEN request_counts.requests + 1 ELSE 1 END, "
+            "window_start = excluded.window_start RETURNING requests",
+            (user, window),
+        ).fetchone()["requests"]
+        if requests > self.requests_per_minute:
+            wait = math.ceil(window + 60 - now)
+            raise TooManyRequests(f"over {self.requests_per_minute} turns a minute; retry in {wait}s", wait)
+
+    def admit(self, db: Cursor, user: str, now: float) -> None:
+        """Refuse a new turn over the user's turns at once."""
+        running = db.execute(
+            "SELECT COUNT(*) AS n FROM conversations WHERE user_id = ? AND lease_until > ?", (user, now)
+        ).fetchone()["n"]
+        if running >= self.runs_per_user:
+            raise TooManyRequests(f"{running} turns of yours are running already; retry when one ends", 1)
 
     @property
     def lease_seconds(self) -> float:

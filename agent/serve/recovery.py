@@ -75,15 +75,16 @@ class Heartbeat:
                 ).fetchall()
             )
 
-    def live(self) -> set[str]:
-        """The executors alive now."""
-        return {row["id"] for row in self.executors() if alive(row, self.here)} | {self.executor}
+    def live(self, rows: list[Any] | None = None) -> set[str]:
+        """The executors alive now (of `rows`, when given)."""
+        rows = self.executors() if rows is None else rows
+        return {row["id"] for row in rows if alive(row, self.here)} | {self.executor}
 
     def recover(self) -> list[str]:
         """Queue again the unfinished turns of the executors that died and this one claimed (or that no
         executor's row names); their workflow ids."""
         rows = self.executors()
-        live = {row["id"] for row in rows if alive(row, self.here)} | {self.executor}
+        live = self.live(rows)
         dead = [row for row in rows if row["id"] not in live]
         claimed = {
             row["id"] for row in dead if row["recovered_by"] == self.executor or self._claim(row, live)

@@ -29,6 +29,7 @@ from agent.serve.approvals import Approval, answer_in, answered
 from agent.serve.conversations import Conversation, ConversationStore, Where
 from agent.serve.errors import Cancelled, LeaseLost, RequestError, TooManyRequests
 from agent.serve.events import Bridge, Failed, Finished, Started, Text
+from agent.serve.fence import adopt
 from agent.serve.follow import follow
 from agent.serve.journal import Journal
 from agent.serve.limits import ServeLimits
@@ -148,8 +149,6 @@ class Turns:
             conversation = self._adopt(conversation)
         try:
             done = self._turn(conversation, request, bridge, recovered)
-        except LeaseLost:
-            raise
         except Cancelled as e:
             self.store.finish(conversation, "cancelled", str(e), None)
             raise
@@ -165,10 +164,13 @@ class Turns:
         """The recovered turn's lease, taken at its next generation. While a live executor still holds it
         (it only seemed dead), this recovery stands by — its workflow stays unfinished, to be recovered
         again if this worker dies — and takes the turn up only once that executor has died."""
+        lease = conversation.lease
         while True:
             with contextlib.suppress(DatabaseUnavailable):  # away for a moment: stand by, as for a live one
-                if (adopted := self.store.adopt(conversation, self.owner, self.limits)) is not None:
-                    return adopted
+                now, seconds = self.clock(), self.limits.lease_seconds
+                taken = adopt(self.store.db, lease, conversation.run_id, self.owner, now, seconds)
+                if taken is not None:
+                    return replace(conversation, owner=taken.owner, gen=taken.gen)
             time.sleep(STANDBY_SECONDS)
 
     def _turn(
