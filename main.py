@@ -4,7 +4,7 @@
 stdin are turns. Without ADD_MODEL_URL the device service is started here, on a free loopback port;
 without an LLM endpoint, the embedded local model; MCP servers come from MCP_CONFIG.
 `python main.py serve` serves the same agent over HTTP, `python main.py keys` manages its API keys
-(agent/serve/cli.py).
+(app/serve/cli.py).
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from contextlib import ExitStack
 from typing import Any
 
 from agent import tracing
-from agent.chat.commands import Session, handle_command
-from agent.chat.console import Console, PlainConsole, PlainTerminal, language
-from agent.chat.watch import ConsoleObserver
 from agent.config import Settings, installed, missing_extra
 from agent.function_tool import FunctionTool
 from agent.guards import safe
-from agent.host import Front, build_host
-from agent.llm.transport import bypass_proxy_for_loopback
 from agent.provenance import values_read
 from agent.types import AgentError, ConfigError
+from app.chat.commands import Session, handle_command
+from app.chat.console import Console, PlainConsole, PlainTerminal, language
+from app.chat.watch import ConsoleObserver
+from app.host import Front, build_host
+from plumbing.http import bypass_proxy_for_loopback
 from tools import default_tools
 from tools.device_service import device_service_url
 
@@ -57,7 +57,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
         elicit=ui.elicit,  # questions of MCP servers
         open_url=ui.open_url,  # their sign-in pages
     )
-    tools = default_tools(device_service_url(settings, stack))
+    tools = default_tools(device_service_url(stack))
     host = build_host(settings, stack, tools, front)
     assert host.model is not None
     if host.model.notice:
@@ -75,7 +75,7 @@ def make_console(args: argparse.Namespace, settings: Settings) -> Console:
         if not installed("rich", "prompt_toolkit"):
             print(f"  ({missing_extra('the rich terminal', 'chat')}; plain lines meanwhile)", file=sys.stderr)
             return PlainTerminal(language(args.lang))
-        from agent.chat.terminal import RichConsole
+        from app.chat.terminal import RichConsole
 
         return RichConsole(language(args.lang), settings.audit_log.parent / "history.txt")
     plain = PlainConsole(sys.stderr if args.message else sys.stdout, yes=args.yes, lang=language(args.lang))
@@ -86,7 +86,7 @@ def make_console(args: argparse.Namespace, settings: Settings) -> Console:
 
 def resume(session: Session, name: str, settings: Settings) -> None:
     """The person's saved conversation `name`, continued (kept under their user and that name)."""
-    from agent.chat.sessions import SessionStore
+    from app.chat.sessions import SessionStore
 
     session.store = SessionStore(settings.audit_log.parent / "sessions.db", settings.agent_user)
     session.name = name
@@ -112,7 +112,7 @@ def chat(session: Session) -> int:
 
 def served_tools(settings: Settings, stack: ExitStack) -> Callable[[], list[FunctionTool]]:
     """For `serve`: the device service, started here once, and the tools each worker registers for it."""
-    return functools.partial(default_tools, device_service_url(settings, stack))
+    return functools.partial(default_tools, device_service_url(stack))
 
 
 def _json(value: Any) -> str:
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         if not installed("fastapi", "uvicorn", "ag_ui"):
             print(f"error: {missing_extra(f'python main.py {argv[0]}', 'serve')}", file=sys.stderr)
             return 2
-        from agent.serve.cli import run_command  # FastAPI, uvicorn and AG-UI load only here
+        from app.serve.cli import run_command  # FastAPI, uvicorn and AG-UI load only here
 
         return run_command(argv, served_tools)
     args = parse_args(argv)

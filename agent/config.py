@@ -1,4 +1,5 @@
-"""Settings: every configuration value, read once from the environment or `.env`, typed and documented."""
+"""Settings: the core's configuration, read once from the environment or `.env`, typed and documented;
+the permissions file, and the one-line error that names a missing extra."""
 
 from __future__ import annotations
 
@@ -12,9 +13,16 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.types import ConfigError, os_user
 
+FROM_ENV = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+"""How every settings class reads: the environment, then `.env`; each wing's settings use it too."""
+
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    """The core's settings: the model endpoint, the person, and the rules around each turn. A wing's
+    settings are its own (the served agent's in app/serve/settings.py, the device service's client in
+    tools/device_service.py, MCP's in app/mcp/client.py, the embedded model's in app/models/)."""
+
+    model_config = FROM_ENV
 
     llm_base_url: str | None = Field(None, validation_alias=AliasChoices("LLM_BASE_URL", "OPENAI_BASE_URL"))
     """OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1; unset = the embedded local model."""
@@ -28,34 +36,6 @@ class Settings(BaseSettings):
     llm_backend: Literal["wrapper", "chatopenai"] = Field("wrapper", validation_alias="LLM_BACKEND")
     """`wrapper`: the tutorial's CustomLLMWrapper; `chatopenai`: langchain-openai's ChatOpenAI."""
 
-    add_model_url: str | None = Field(None, validation_alias="ADD_MODEL_URL")
-    """Full URL of `POST .../api/models`; unset = the embedded device service."""
-
-    device_token: str | None = Field(None, validation_alias="DEVICE_TOKEN")
-    """The service token of the device service at ADD_MODEL_URL, which its writes need (the embedded
-    service gets a token of its own)."""
-
-    database_url: str | None = Field(None, validation_alias="DATABASE_URL")
-    """`postgresql://...`: the embedded device service stores in Postgres instead of DEVICE_DB."""
-
-    local_model: Path | None = Field(None, validation_alias="LOCAL_MODEL")
-    """A GGUF file the embedded runtime runs instead of the shipped demo model (with its own template)."""
-
-    device_db: Path = Field(Path("data/devices.db"), validation_alias="DEVICE_DB")
-    """SQLite file of the embedded device service."""
-
-    agent_user: str = Field(default_factory=os_user, validation_alias="AGENT_USER")
-    """The signed-in user the host injects into tools."""
-
-    mcp_config: Path | None = Field(None, validation_alias="MCP_CONFIG")
-    """MCP servers file in the `{"mcpServers": {...}}` format; default mcp_servers.json if present."""
-
-    audit_log: Path = Field(Path("data/audit.jsonl"), validation_alias="AUDIT_LOG")
-    """JSON-lines audit of every tool call."""
-
-    permissions_file: Path = Field(Path("permissions.json"), validation_alias="PERMISSIONS_FILE")
-    """JSON `{"default": [...], "users": {"<user>": [...]}}`; no file: every user may add and delete."""
-
     llm_stream: bool = Field(True, validation_alias="LLM_STREAM")
     """Stream answers token by token (LLM_STREAM=0 turns it off)."""
 
@@ -65,33 +45,14 @@ class Settings(BaseSettings):
     turn_seconds: float | None = Field(None, gt=0, validation_alias="TURN_SECONDS")
     """Seconds one turn may take, all its requests and tools (default: the model's, 120 for a remote one)."""
 
-    # --- the served agent (`python main.py serve`, `python main.py keys`) ---
+    agent_user: str = Field(default_factory=os_user, validation_alias="AGENT_USER")
+    """The signed-in user the host injects into tools."""
 
-    agent_db: Path = Field(Path("data/agent.db"), validation_alias="AGENT_DB")
-    """SQLite file of the served agent's keys and conversations; with DATABASE_URL, Postgres instead."""
+    permissions_file: Path = Field(Path("permissions.json"), validation_alias="PERMISSIONS_FILE")
+    """JSON `{"default": [...], "users": {"<user>": [...]}}`; no file: every user may add and delete."""
 
-    serve_requests_per_minute: int = Field(60, ge=1, validation_alias="SERVE_REQUESTS_PER_MINUTE")
-    """Turns one user may start per minute, across all workers (more: 429 with Retry-After)."""
-
-    serve_runs_per_user: int = Field(4, ge=1, validation_alias="SERVE_RUNS_PER_USER")
-    """Turns of one user that may run at once, across all workers (more: 429 with Retry-After)."""
-
-    serve_max_connections: int = Field(256, ge=1, validation_alias="SERVE_MAX_CONNECTIONS")
-    """Connections one worker holds at once (more: 503)."""
-
-    serve_allowed_hosts: str = Field("", validation_alias="SERVE_ALLOWED_HOSTS")
-    """Host names a request may name, comma-separated (another: 400); empty: any."""
-
-    serve_durable: bool = Field(True, validation_alias="SERVE_DURABLE")
-    """Run each served turn as a durable workflow (DBOS): a restart finishes it. Off: in the worker's
-    threads, and a turn cut off by a crash waits for the client to send it again."""
-
-    serve_name: str = Field("", max_length=100, validation_alias="SERVE_NAME")
-    """This server's name among those sharing one database: its workers' turns are recovered under it
-    after a restart (empty: the machine's host name)."""
-
-    serve_peer_seconds: float = Field(30.0, gt=0, validation_alias="SERVE_PEER_SECONDS")
-    """A worker of any server not heard from for this long has died: a live one finishes its turns."""
+    audit_log: Path = Field(Path("data/audit.jsonl"), validation_alias="AUDIT_LOG")
+    """JSON-lines audit of every tool call."""
 
 
 DEFAULT_PERMISSIONS = frozenset({"add_model", "delete_model"})

@@ -29,8 +29,9 @@ from agent.llm.streaming import (
     usage_metadata,
 )
 from agent.llm.tool_calls import CUT_OFF_REASONS, calls_in
-from agent.llm.transport import Post, apost, async_client, json_body, post, session_for
+from agent.llm.transport import Post, apost, async_client, json_body, post
 from agent.types import ApiResponse, LLMError, clamp
+from plumbing.http import session_for
 
 __all__ = ["CustomLLMWrapper", "message_to_dict", "parse_response"]
 

@@ -1,5 +1,5 @@
 """Steps: how the loop makes a model request and runs a tool call, given as a hook, so that a host may have
-the last word just before a step acts (the served agent does: agent/serve/steps.py) — a turn cut off by a
+the last word just before a step acts (the served agent does: app/serve/steps.py) — a turn cut off by a
 dead process, taken up again, does not run a call twice that must not be, and a turn taken up elsewhere
 makes no further step here.
 

@@ -4,7 +4,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT is set. When it is not, each decorator here only cal
 of OpenTelemetry is imported.
 
 The spans are decorators on the loop's methods, a line each (agent.py, tools.py); HTTP requests (requests),
-the device service's requests and SQL (devicedb/tracing.py) and MCP calls (the mcp SDK's own spans) hang
+the device service's requests and SQL (plumbing/telemetry.py) and MCP calls (the mcp SDK's own spans) hang
 below them. Message contents are recorded only when OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is
 true, with secrets redacted as in the audit; each audit line carries its span's ids (`audit_fields`).
 """

@@ -2,7 +2,7 @@
 
 One run measures SQLite (1 worker) and Postgres (1 and 4 workers) at 1, 8 and 32 concurrent clients
 (threads with a keep-alive session each, on the same machine as the service). Postgres is a throwaway
-cluster (devicedb/pgserver.py) with its default durability, as SQLite keeps its own; every add is a new
+cluster (plumbing/pgcluster.py) with its default durability, as SQLite keeps its own; every add is a new
 code, every lookup finds one. Prints a Markdown table.
 """
 

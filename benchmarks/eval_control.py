@@ -53,7 +53,7 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     if name == "query_device_model":
         return [(name, {"keyword": spec.says[0]})]
     if name == "calculator":
-        from agent.models.embedded.reading import arithmetic
+        from app.models.embedded.reading import arithmetic
 
         return [(name, {"expression": arithmetic(spec.text)})]
     if name == "current_time":

@@ -21,10 +21,10 @@ from langchain_core.messages import BaseMessage, SystemMessage, ToolMessage
 from agent.guards import untrusted
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.memory import person_message
-from agent.models.embedded.plugin import demo_plugin
-from agent.models.embedded.runtime import LocalModelServer, cores
 from agent.tools import ToolRegistry
 from agent.types import ToolContext
+from app.models.embedded.plugin import demo_plugin
+from app.models.embedded.runtime import LocalModelServer, cores
 from devicedb.server import BackgroundService
 from tools import default_tools
 
@@ -66,16 +66,17 @@ def turn_seconds(parts, registry: ToolRegistry, said: str) -> float:
     """One turn as the loop runs it; its seconds. The first answer is printed, once per prompt."""
     start = time.perf_counter()
     turn: list[BaseMessage] = [person_message(said)]
-    answer = parts.answerer(turn) if parts.answerer else None
-    if answer is None:
-        tools = parts.selector.select(registry.langchain_tools(), turn)
-        reply = parts.llm.bind_tools(tools).invoke([SystemMessage("You are a helpful assistant."), *turn])
+    tools = parts.selector.select(registry.langchain_tools(), turn)
+    model = parts.llm.bind_tools(tools)
+    reply = model.invoke([SystemMessage("You are a helpful assistant."), *turn])
+    if reply.tool_calls:  # the demo model's plan: run its calls, then its chat model states the result
         turn.append(reply)
         ctx = ToolContext(user_id="bench", permissions=frozenset({"add_model"}), user_text=(said,))
         for call in reply.tool_calls:
             envelope = registry.execute_tool_call(ctx.for_call(call["id"] or ""), call)
             turn.append(ToolMessage(untrusted(call["name"], envelope), tool_call_id=call["id"]))
-        answer = parts.answerer(turn) if reply.tool_calls and parts.answerer else reply.text
+        reply = model.invoke([SystemMessage("You are a helpful assistant."), *turn])
+    answer = reply.text
     seconds = time.perf_counter() - start
     if said not in SHOWN:
         SHOWN.add(said)

@@ -11,8 +11,8 @@ import tracemalloc
 from agent.grounding import grounding_error
 from agent.memory import typed_by_person
 from agent.provenance import provenance, untrusted_texts, values_read
-from agent.serve.history import from_client
 from agent.types import ToolContext
+from app.serve.history import from_client
 from tools.model_tool import AddModelTool
 
 SIZES = {"64 KB": 64 << 10, "256 KB": 256 << 10, "1 MiB": 1 << 20}

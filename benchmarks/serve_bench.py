@@ -53,9 +53,10 @@ def noop_tools() -> list[FunctionTool]:
 def serve_here(port: int, workers: int) -> None:
     """`python -m benchmarks.serve_bench --serve PORT WORKERS`: the served agent with the no-op tool."""
     from agent.config import Settings
-    from agent.serve.workers import serve
+    from app.serve.settings import ServeSettings
+    from app.serve.workers import serve
 
-    serve(Settings(), lambda settings, stack: noop_tools, "127.0.0.1", port, workers)
+    serve(Settings(), ServeSettings(), lambda settings, stack: noop_tools, "127.0.0.1", port, workers)
 
 
 # --- the clients: one user's conversation, as a list of turn latencies --------------------------------
@@ -273,10 +274,10 @@ def _keys(env: dict[str, str], tmp: Path) -> list[str]:
 
 KEYS_SCRIPT = """
 import sys
-from agent.config import Settings
-from agent.serve.database import open_agent_database
-from agent.serve.keys import KeyStore
-db = open_agent_database(Settings())
+from app.serve.database import open_agent_database
+from app.serve.keys import KeyStore
+from app.serve.settings import ServeSettings
+db = open_agent_database(ServeSettings())
 print(" ".join(KeyStore(db).add(f"user{i}") for i in range(int(sys.argv[1]))))
 db.close()
 """
@@ -284,10 +285,10 @@ db.close()
 
 def _stored_kib(env: dict[str, str]) -> float:
     """The bytes of messages the database keeps per conversation, in KiB."""
-    from agent.config import Settings
-    from agent.serve.database import open_agent_database
+    from app.serve.database import open_agent_database
+    from app.serve.settings import ServeSettings
 
-    settings = Settings(
+    settings = ServeSettings(
         _env_file=None, DATABASE_URL=env.get("DATABASE_URL"), AGENT_DB=env.get("AGENT_DB", "x")
     )
     db = open_agent_database(settings)

@@ -132,7 +132,7 @@ def selection_report(k: int = 5) -> str:
             "parameters": SearchToolsTool.parameters,
         },
     }
-    from agent.models.embedded.runtime import LocalModelServer
+    from app.models.embedded.runtime import LocalModelServer
 
     with LocalModelServer() as server:
         return _report(tools, search, ToolSelector(top_k=k), token_counter(server), functions, k)

@@ -1,4 +1,4 @@
-"""The conformance suite's client under test: this project's MCP client (agent/mcp), driven per scenario.
+"""The conformance suite's client under test: this project's MCP client (app/mcp), driven per scenario.
 
 `conformance client --command "python conformance/client_driver.py"` starts a test server for each
 scenario and runs this with its URL as the last argument, the scenario in MCP_CONFORMANCE_SCENARIO and
@@ -20,11 +20,11 @@ import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.mcp.client import Person, ServerConfig  # noqa: E402
-from agent.mcp.elicitation import unattended  # noqa: E402
-from agent.mcp.toolset import McpToolset  # noqa: E402
 from agent.tools import ToolRegistry  # noqa: E402
 from agent.types import ToolContext  # noqa: E402
+from app.mcp.client import Person, ServerConfig  # noqa: E402
+from app.mcp.elicitation import unattended  # noqa: E402
+from app.mcp.toolset import McpToolset  # noqa: E402
 
 CALLS = {  # scenario -> the tool it wants called, with arguments
     "tools_call": ("add_numbers", {"a": 5, "b": 3}),

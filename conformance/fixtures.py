@@ -1,6 +1,6 @@
 """The conformance suite's fixtures, written as this project's own tools, prompts and resources.
 
-`make conformance` starts `python -m tools.mcp_server --http PORT --with-fixtures conformance.fixtures`:
+`make conformance` starts `python -m app.mcp_server --http PORT --with-fixtures conformance.fixtures`:
 the suite's server scenarios call these by the names of its reference server, and every call goes
 through our machinery (the ToolRegistry's validation, envelope and audit; log messages, progress and
 questions through `ctx.channel`). Names, arguments and texts are the ones the scenarios ask for.
@@ -15,10 +15,10 @@ from typing import Any
 import mcp_types as types
 
 from agent.function_tool import FunctionTool
-from agent.mcp.server.extras import Extras
-from agent.mcp.server.prompts import Task
-from agent.mcp.server.resources import TextResource
 from agent.types import ToolContext, ToolError
+from app.mcp_server.extras import Extras
+from app.mcp_server.prompts import Task
+from app.mcp_server.resources import TextResource
 
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make conformance`: the official MCP conformance suite against this project's server and client.
 # Installs the suite and a Node >= 22 from npm into conformance/node_modules (the system Node may be
-# older), then runs server mode (--suite all) against `python -m tools.mcp_server --http PORT` and
+# older), then runs server mode (--suite all) against `python -m app.mcp_server --http PORT` and
 # client mode (every client scenario) through conformance/client_driver.py. Fails on any failure that
 # conformance/baseline.yml does not list, and on a baseline entry that now passes.
 set -euo pipefail
@@ -21,14 +21,14 @@ trap 'kill "${SERVER_PID:-}" 2>/dev/null || true; rm -rf "$RESULTS"' EXIT
 
 PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 (cd "$ROOT" && DEVICE_DB="$RESULTS/devices.db" AUDIT_LOG="$RESULTS/audit.jsonl" ADD_MODEL_URL= \
-  exec $PY -m tools.mcp_server --http "$PORT" --with-fixtures conformance.fixtures </dev/null >"$RESULTS/server.log" 2>&1) &
+  exec $PY -m app.mcp_server --http "$PORT" --with-fixtures conformance.fixtures </dev/null >"$RESULTS/server.log" 2>&1) &
 SERVER_PID=$!
 for _ in $(seq 100); do
   $PY -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null && break
   sleep 0.2
 done
 
-echo "== server mode: python -m tools.mcp_server --http $PORT"
+echo "== server mode: python -m app.mcp_server --http $PORT"
 $SUITE server --url "http://127.0.0.1:$PORT/mcp" --suite all --expected-failures baseline.yml \
   -o "$RESULTS/server" </dev/null
 

@@ -21,9 +21,9 @@ from devicedb.server import BackgroundService
 from plumbing.pgcluster import PostgresCluster
 from plumbing.processes import stop
 from plumbing.sockets import free_port
-from tests.fake_llm import FakeLLM
-from tests.leftovers import ProcessWatch
-from tests.trace_store import Phoenix
+from tests.support.fake_llm import FakeLLM
+from tests.support.leftovers import ProcessWatch
+from tests.support.trace_store import Phoenix
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
@@ -63,6 +63,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+# What a test needs beyond this venv, as a marker, from the fixtures it uses (or a file's `pytestmark`):
+# `pytest -m "not postgres"` runs without PostgreSQL, and so on; `make test-core` runs without any.
+NEEDS = {"postgres": "postgres", "trace_store": "phoenix", "browser": "chromium", "demo_site": "local_model"}
+
+
+# The folders whose tests start servers and wait on them run first: under pytest-xdist the quick tests then
+# fill the gaps, instead of one slow test ending the run alone (the order within a folder is kept).
+SLOW_FIRST = ("tests/app/serve/", "tests/security/", "tests/project/")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FIRST))
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        params = getattr(item, "callspec", None)
+        if params is not None and "postgres" in map(str, params.params.values()):
+            used.add("postgres")  # the `database` and `served` fixtures' Postgres side
+        for fixture, marker in NEEDS.items():
+            if fixture in used:
+                item.add_marker(marker)
+
+
 STARTED: list[subprocess.Popen] = []
 
 
@@ -75,13 +97,13 @@ def stop_started_processes():
 
 
 def start_http_server(tmp_path: Path, env: dict):
-    """Our MCP server (`python -m tools.mcp_server --http PORT`), as a trusted server for the chat."""
-    from agent.mcp.client import ServerConfig
+    """Our MCP server (`python -m app.mcp_server --http PORT`), as a trusted server for the chat."""
+    from app.mcp.client import ServerConfig
 
     port = free_port()
     log = (tmp_path / "http-server.log").open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tools.mcp_server", "--http", str(port)],
+        [sys.executable, "-m", "app.mcp_server", "--http", str(port)],
         cwd=ROOT,
         env=clean_env(**env),
         stdout=log,
@@ -138,8 +160,8 @@ def database(request: pytest.FixtureRequest, tmp_path: Path):
 @pytest.fixture(scope="session", params=["sqlite", "postgres"])
 def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """The served agent (`main.py serve --workers 4`) on a scripted LLM, for the whole run: on SQLite,
-    then on Postgres; users alice, bob and carol have keys (tests/serve_support.py)."""
-    from tests.serve_support import served_agent
+    then on Postgres; users alice, bob and carol have keys (tests/support/serve_support.py)."""
+    from tests.support.serve_support import served_agent
 
     yield from served_agent(request, tmp_path_factory)
 

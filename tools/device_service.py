@@ -1,6 +1,6 @@
 """DeviceService: the one HTTP client of the device service at ADD_MODEL_URL, for the tools and the MCP
 server's resources; DeviceServiceTool, the base of the device-model tools; and `device_service_url`:
-ADD_MODEL_URL, or the embedded service started for this run.
+ADD_MODEL_URL, or the embedded service started for this run, as its settings (DeviceSettings) say.
 
 Failures are ToolErrors: HTTP 4xx means the request was wrong (not retryable: the model should tell the
 user); 5xx, timeouts and connection errors may pass (retryable). Safe requests — GETs, and writes
@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import re
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import requests
+from pydantic import Field
+from pydantic_settings import BaseSettings
 
 from agent.audit import redact_text, upstream_reason
-from agent.config import Settings, require_extra
+from agent.config import FROM_ENV, require_extra
 from agent.function_tool import FunctionTool
-from agent.llm.transport import session_for
 from agent.types import ConfigError, ToolContext, ToolError
+from plumbing.http import session_for
 
 MODEL_URIS = "devicedb://models/{model}"  # a device model as an MCP resource
 
@@ -99,9 +102,29 @@ def _message(resp: requests.Response) -> str:
     return upstream_reason(resp.text, most=300) or "no reason given"
 
 
-def device_service_url(settings: Settings, stack: ExitStack) -> DeviceService:
+class DeviceSettings(BaseSettings):
+    """Where the device-model tools write: ADD_MODEL_URL, or the embedded service and its database."""
+
+    model_config = FROM_ENV
+
+    add_model_url: str | None = Field(None, validation_alias="ADD_MODEL_URL")
+    """Full URL of `POST .../api/models`; unset = the embedded device service."""
+
+    device_token: str | None = Field(None, validation_alias="DEVICE_TOKEN")
+    """The service token of the device service at ADD_MODEL_URL, which its writes need (the embedded
+    service gets a token of its own)."""
+
+    device_db: Path = Field(Path("data/devices.db"), validation_alias="DEVICE_DB")
+    """SQLite file of the embedded device service."""
+
+    database_url: str | None = Field(None, validation_alias="DATABASE_URL")
+    """`postgresql://...`: the embedded device service stores in Postgres instead of DEVICE_DB."""
+
+
+def device_service_url(stack: ExitStack, settings: DeviceSettings | None = None) -> DeviceService:
     """The client of ADD_MODEL_URL (with DEVICE_TOKEN), or of the embedded device service, started here
     with a token of its own and stopped with `stack`."""
+    settings = settings or DeviceSettings()
     if settings.add_model_url:
         return DeviceService(settings.add_model_url, token=settings.device_token)
     require_extra("with no ADD_MODEL_URL set, the embedded device service", "devices", "fastapi", "uvicorn")

@@ -1,6 +1,6 @@
 """HTTP to a model endpoint: one POST with 429/503 retried by exponential backoff and jitter (honouring
-Retry-After and retry-after-ms), never past the deadline, every failure one clear LLMError; and the
-rule every HTTP client of this project follows: a loopback URL never goes through a proxy.
+Retry-After and retry-after-ms), never past the deadline, every failure one clear LLMError; a loopback
+endpoint is reached without a proxy, as every HTTP client of this project is (`plumbing/http.py`).
 
 `post` uses requests (already loaded with LangChain); `apost` is its asyncio twin on httpx, imported
 only when an async call is made, so a synchronous run does not pay for it."""
@@ -8,44 +8,23 @@ only when an async call is made, so a synchronous run does not pay for it."""
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import requests
 
 from agent.audit import redact_text, upstream_reason
 from agent.types import LLMError
+from plumbing.http import is_loopback
 
 if TYPE_CHECKING:
     import httpx
 
 RETRY_STATUSES = frozenset({429, 503})
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
-def is_loopback(url: str) -> bool:
-    """Is this URL on this machine? Such requests skip proxy settings (and their per-request lookups)."""
-    return (urlsplit(url).hostname or "") in LOOPBACK
-
-
-def session_for(url: str) -> requests.Session:
-    """A requests session for `url`: a local server is never reached through a proxy."""
-    session = requests.Session()
-    session.trust_env = not is_loopback(url)
-    return session
-
-
-def bypass_proxy_for_loopback() -> None:
-    """For libraries that read the environment (httpx in the mcp SDK, openai): no proxy for loopback."""
-    for name in ("NO_PROXY", "no_proxy"):
-        current = os.environ.get(name, "")
-        os.environ[name] = ",".join(filter(None, [current, *LOOPBACK]))
 
 
 def retry_delay(attempt: int, headers: Mapping[str, str], base: float = 0.5, cap: float = 20.0) -> float:

@@ -1,0 +1,290 @@
+"""ConversationStore: the served agent's conversations in the database, so that any worker serves any of
+them and a worker that dies loses nothing that was stored.
+
+A turn first takes its conversation's lease (`begin`), in the transaction that admits it under the
+user's limits, then stores each message as the loop adds it (`append`: a journal), and gives the lease
+back with its outcome (`finish`). A conversation is found only with its user's id: another person's is
+a 404. The lease of a turn whose worker died passes to the worker that recovers the turn (`adopt`), or
+runs out after a turn's deadline when none does. Each taking of the lease raises its generation, and each
+step of the turn is fenced by it (fence.py); the user's limits are counted in the same transaction as the
+admission (limits.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from langchain_core.messages import BaseMessage, messages_from_dict, messages_to_dict
+
+from app.serve.approvals import Approval
+from app.serve.errors import Busy, NotFound
+from app.serve.fence import Lease, hold
+from app.serve.fence import write as fenced
+from app.serve.limits import ServeLimits
+from plumbing.sql import Cursor, Database
+
+COLUMNS = "id, user_id, run_id, state, answer, pending"
+INSERT_MESSAGE = "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)"
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A conversation as a turn found it: the last turn's run id, state, answer and pending approval."""
+
+    id: str
+    user: str
+    run_id: str  # this turn's
+    next_seq: int
+    last_run: str | None = None
+    last_state: str = "new"  # new, running, done, awaiting, failed, cancelled
+    last_answer: str | None = None
+    pending: Approval | None = None
+    following: bool = False  # the run is running already: the client follows it (follow.py)
+    owner: str = ""  # the executor that holds the lease for this execution of the turn
+    gen: int = 0  # the lease's generation it holds
+
+    @property
+    def lease(self) -> Lease:
+        return Lease(self.id, self.owner, self.gen)
+
+
+@dataclass(frozen=True)
+class Where:
+    """Which conversation a request names: a stored one, an AG-UI thread of the user's, or a new one
+    (named by the client's idempotency key, if it sent one, so that a retry finds it)."""
+
+    conversation_id: str | None = None
+    thread_id: str | None = None
+    run_key: str | None = None
+
+
+class ConversationStore:
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+        self.db, self.clock = db, clock
+
+    def begin(self, user: str, where: Where, owner: str, limits: ServeLimits) -> Conversation:
+        """Admit a turn under the user's limits and lease its conversation to `owner` (created if new); a
+        run that is running already is not run twice: the conversation says it is `following` it."""
+        now = self.clock()
+        with self.db.transaction() as db:
+            limits.count(db, user, now)
+            keyed = _keyed_id(db, user, where.run_key) if where.thread_id is None else None
+            row = self._find(db, user, where, keyed) or self._create(db, user, where, now, keyed)
+            conversation = _conversation(row, user, _run_id(row["id"], where.run_key))
+            if row["lease_until"] is not None and row["lease_until"] > now:
+                if where.run_key is not None and row["run_id"] == conversation.run_id:
+                    return replace(conversation, following=True)  # the same run, sent again
+                raise Busy("a turn is already running in this conversation; retry when it has answered")
+            limits.admit(db, user, now)
+            gen = db.execute(
+                "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1, "
+                "run_id = ?, state = 'running', stop_run = NULL, updated_at = ? WHERE id = ? "
+                "RETURNING lease_gen",
+                (owner, now + limits.lease_seconds, conversation.run_id, now, row["id"]),
+            ).fetchone()["lease_gen"]
+            next_seq = db.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
+            ).fetchone()["n"]
+        return replace(conversation, next_seq=next_seq, owner=owner, gen=gen)
+
+    def _find(self, db: Cursor, user: str, where: Where, keyed: str | None) -> Any:
+        key: str | None = where.conversation_id or keyed
+        sql, keys = "id = ?", [key]
+        if where.thread_id is not None:  # an OpenAI-face conversation's thread is its own id
+            sql, keys = "(thread_id = ? OR (thread_id IS NULL AND id = ?))", [where.thread_id] * 2
+        row = db.execute(
+            f"SELECT {COLUMNS}, lease_until FROM conversations WHERE {sql} AND user_id = ?", (*keys, user)
+        ).fetchone()
+        if row is None and where.conversation_id is not None:
+            raise NotFound(f"no conversation {where.conversation_id!r} of yours", param="conversation_id")
+        return row
+
+    def _create(self, db: Cursor, user: str, where: Where, now: float, keyed: str | None) -> Any:
+        conversation_id = keyed or "conv_" + uuid.uuid4().hex
+        db.execute(
+            "INSERT INTO conversations (id, user_id, thread_id, created_at, updated_at, state) "
+            "VALUES (?, ?, ?, ?, ?, 'new')",
+            (conversation_id, user, where.thread_id, now, now),
+        )
+        return {
+            "id": conversation_id,
+            "run_id": None,
+            "state": "new",
+            "answer": None,
+            "pending": None,
+            "lease_until": None,
+        }
+
+    def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
+        """Store one message of the turn's, while its execution holds the lease (fence.py)."""
+        body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
+        fenced(
+            self.db,
+            conversation.lease,
+            INSERT_MESSAGE,
+            (conversation.id, seq, conversation.run_id, body),
+        )
+
+    def keep(self, conversation: Conversation, messages: list[BaseMessage]) -> Conversation:
+        """Store a new conversation's history from the client, before its first turn runs (no turn's: not
+        told again to a client that follows this one, nor taken for what it did); the turn goes on after."""
+        rows = [
+            (conversation.id, conversation.next_seq + i, "", json.dumps(body, ensure_ascii=False))
+            for i, body in enumerate(messages_to_dict(messages))
+        ]
+        with self.db.transaction() as db:
+            hold(db, conversation.lease)
+            for row in rows:
+                db.execute(INSERT_MESSAGE, row)
+        return replace(conversation, next_seq=conversation.next_seq + len(rows))
+
+    def messages(
+        self, conversation_id: str, before: int | None = None, since: int = 0
+    ) -> list[tuple[str, BaseMessage]]:
+        """The history, in order, each message with the run id of the turn that added it; only those
+        stored before place `before` (what a turn found when it began, however often it runs) and from
+        place `since` on."""
+        with self.db.reading() as db:
+            rows = db.execute(
+                "SELECT run_id, message FROM messages WHERE conversation_id = ? AND seq >= ? AND seq < ? "
+                "ORDER BY seq",
+                (conversation_id, since, (1 << 62) if before is None else before),
+            ).fetchall()
+        messages = messages_from_dict([json.loads(row["message"]) for row in rows])
+        return [(row["run_id"], message) for row, message in zip(rows, messages, strict=True)]
+
+    def progress(self, conversation: Conversation, after: int) -> tuple[Any, list[tuple[int, BaseMessage]]]:
+        """Where a running turn is: its conversation's row (run id, state, answer, pending, lease), and
+        (seq, message) of what the turn stored after `after`."""
+        with self.db.reading() as db:
+            row = db.execute(
+                f"SELECT {COLUMNS}, lease_until FROM conversations WHERE id = ?", (conversation.id,)
+            ).fetchone()
+            rows = db.execute(
+                "SELECT seq, message FROM messages WHERE conversation_id = ? AND run_id = ? AND seq > ? "
+                "ORDER BY seq",
+                (conversation.id, conversation.run_id, after),
+            ).fetchall()
+        messages = messages_from_dict([json.loads(found["message"]) for found in rows])
+        return row, [(found["seq"], message) for found, message in zip(rows, messages, strict=True)]
+
+    def cancel(self, user: str, conversation_id: str) -> str | None:
+        """Ask the turn running in the user's conversation to stop before it runs another call: its run id
+        (None: no turn runs there)."""
+        with self.db.transaction() as db:
+            row = db.execute(
+                "SELECT run_id, state, lease_until FROM conversations WHERE id = ? AND user_id = ?",
+                (conversation_id, user),
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"no conversation {conversation_id!r} of yours", param="conversation_id")
+            if row["state"] != "running" or (row["lease_until"] or 0) < self.clock():
+                return None
+            db.execute("UPDATE conversations SET stop_run = run_id WHERE id = ?", (conversation_id,))
+            return str(row["run_id"])
+
+    def stopping(self, conversation: Conversation) -> bool:
+        """Has the client asked this turn to stop?"""
+        with self.db.reading() as db:
+            return (
+                db.execute(
+                    "SELECT 1 FROM conversations WHERE id = ? AND stop_run = ?",
+                    (conversation.id, conversation.run_id),
+                ).fetchone()
+                is not None
+            )
+
+    def starting(self, conversation: Conversation, call_id: str) -> bool:
+        """Mark a call of the turn as started, while its execution holds the lease; False when it was
+        marked already (it started before)."""
+        return (
+            fenced(
+                self.db,
+                conversation.lease,
+                "INSERT INTO started_calls (run_id, call_id, started_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (run_id, call_id) DO NOTHING",
+                (conversation.run_id, call_id, self.clock()),
+            )
+            > 0
+        )
+
+    def threads(self, user: str, limit: int = 100) -> list[Any]:
+        """The user's conversations, the latest first: id, thread id (an OpenAI-face conversation's is its
+        id), when updated, state, first message."""
+        with self.db.reading() as db:
+            return db.execute(
+                "SELECT c.id, COALESCE(c.thread_id, c.id) AS thread_id, c.updated_at, c.state, (SELECT "
+                "m.message FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq LIMIT 1) AS first "
+                "FROM conversations c WHERE c.user_id = ? ORDER BY c.updated_at DESC LIMIT ?",
+                (user, limit),
+            ).fetchall()
+
+    def owned(self, user: str, conversation_id: str) -> tuple[Any, Approval | None]:
+        """The user's conversation of that id (None: there is none of theirs), and the approval it waits
+        for, unless that has expired."""
+        with self.db.reading() as db:
+            row = db.execute(
+                "SELECT id, COALESCE(thread_id, id) AS thread_id, state, pending FROM conversations "
+                "WHERE id = ? AND user_id = ?",
+                (conversation_id, user),
+            ).fetchone()
+        pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
+        return row, pending if pending and pending.expires_at > self.clock() else None
+
+    def finish(
+        self, conversation: Conversation, state: str, answer: str | None, pending: Approval | None
+    ) -> None:
+        """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn), unless
+        another execution holds it now."""
+        self.db.write(
+            "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
+            "pending = ?, updated_at = ? "
+            "WHERE id = ? AND run_id = ? AND state = 'running' AND lease_owner = ? AND lease_gen = ?",
+            (
+                state,
+                answer,
+                pending.to_json() if pending else None,
+                self.clock(),
+                conversation.id,
+                conversation.run_id,
+                conversation.owner,
+                conversation.gen,
+            ),
+        )
+
+
+def _conversation(row: Any, user: str, run_id: str) -> Conversation:
+    return Conversation(
+        row["id"],
+        user,
+        run_id,
+        0,
+        row["run_id"],
+        row["state"],
+        row["answer"],
+        Approval.from_json(row["pending"]),
+    )
+
+
+def _keyed_id(db: Cursor, user: str, run_key: str | None) -> str | None:
+    """The id of the conversation a client's idempotency key started (the same for its retries), under the
+    person's current key: a name given a new key never meets the conversations of its old one."""
+    if not run_key:
+        return None
+    key = db.execute("SELECT created_at FROM api_keys WHERE name = ?", (user,)).fetchone()
+    made = repr(float(key["created_at"])) if key else ""
+    return "conv_" + hashlib.sha256(f"{user}\n{made}\n{run_key}".encode()).hexdigest()[:32]
+
+
+def _run_id(conversation_id: str, run_key: str | None) -> str:
+    """A turn's run id: from the client's key (a retry gets the same one, so its calls get the same
+    idempotency keys), else new. Never the client's text itself: keys of two users never meet."""
+    if run_key is None:
+        return uuid.uuid4().hex[:16]
+    return hashlib.sha256(f"{conversation_id}\n{run_key}".encode()).hexdigest()[:16]

@@ -1,0 +1,56 @@
+"""Following a turn that runs already. A client that lost a turn's stream (its connection dropped, it
+restarted) sends the same run again: the AG-UI thread and run id, or the OpenAI face's Idempotency-Key
+(with the conversation id). It is not run twice: the client is told the turn as it goes on, wherever it
+runs — another worker, another server, or a worker that recovered it after a crash — each message as
+the turn stores it, then how it ended. Text comes a whole reply at a time, not as it streams.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from langchain_core.messages import AIMessage
+
+from app.serve.approvals import Approval
+from app.serve.conversations import Conversation, ConversationStore
+from app.serve.errors import Stopped
+from app.serve.events import Bridge, Failed, Finished, told
+
+POLL_SECONDS = 0.2
+
+
+def follow(
+    store: ConversationStore,
+    conversation: Conversation,
+    bridge: Bridge,
+    clock: Callable[[], float] = time.time,
+    poll: float = POLL_SECONDS,
+    after: int = -1,
+) -> None:
+    """Tell `bridge` what the running turn of `conversation` did so far (after place `after`, which it
+    was told), then as it does it, to its end."""
+    seen, answer = after, ""
+    while True:
+        row, added = store.progress(conversation, seen)
+        for seq, message in added:
+            seen = seq
+            for event in told(message):
+                bridge.put(event)
+            if isinstance(message, AIMessage):
+                answer = message.text
+        if row["run_id"] != conversation.run_id or row["state"] != "running":
+            break
+        if bridge.gone.is_set():
+            return
+        if row["lease_until"] is None or row["lease_until"] < clock():  # nobody runs it, nor took it up
+            bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
+            return
+        time.sleep(poll)
+    if row["run_id"] != conversation.run_id:  # a later turn has begun since: this one's answer is above
+        bridge.put(Finished(conversation.id, conversation.run_id, answer))
+    elif row["state"] == "failed":
+        bridge.put(Failed(Stopped("the turn failed before it answered; send it again to go on")))
+    else:
+        pending = Approval.from_json(row["pending"])
+        bridge.put(Finished(conversation.id, conversation.run_id, row["answer"], pending))

@@ -1,0 +1,245 @@
+"""Turns: one turn of the served agent — admitted and leased for a request, then run as a durable
+workflow (durable.py) by the host's ChatAgent on the stored history, and given back with its outcome.
+
+What a request asks for, in order: the same turn again (its client's key says so) — its stored answer, or,
+when it was cut off, the rest of it, each call with the idempotency key it had; an answer to the approval
+that waits — the call runs or is refused, and the turn goes on; else the person's new message. A call
+that needs approval stops the turn, and the answer asks for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from agent.agent import ChatAgent
+from agent.steps import Steps
+from agent.tools import ToolRegistry
+from agent.types import AwaitingApproval
+from app.host import Host
+from app.serve.approvals import Approval, answer_in, answered
+from app.serve.conversations import Conversation, ConversationStore, Where
+from app.serve.errors import Cancelled, LeaseLost, RequestError, TooManyRequests
+from app.serve.events import Bridge, Failed, Finished, Started, Text
+from app.serve.fence import adopt
+from app.serve.follow import follow
+from app.serve.journal import Journal
+from app.serve.limits import ServeLimits
+from plumbing.sql import DatabaseUnavailable
+
+log = logging.getLogger("app.serve")
+STANDBY_SECONDS = 1.0  # how often a recovery looks again at a turn a live executor holds
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    user: str
+    message: str | None  # the person's new words; None: only an answer to the approval that waits
+    where: Where = Where()
+    history: list[BaseMessage] = field(default_factory=list)  # before `message`, for a new conversation
+    approval: tuple[str, bool] | None = None  # (approval id, approved?): an explicit answer (AG-UI resume)
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A turn admitted and leased: what its workflow is given, and runs again from after a restart."""
+
+    request: TurnRequest  # without the client's history: the conversation keeps it (ids, not history)
+    conversation: Conversation  # with the lease its first execution holds
+
+
+class Runner(Protocol):
+    def __call__(self, admitted: Admitted, bridge: Bridge) -> None: ...
+
+
+def nobody_approves(server: str, offered: list[str]) -> bool:
+    """New or changed MCP tools under `serve`: nobody here may approve them for everyone, so they are not
+    offered; the operator reviews them in the chat and restarts."""
+    log.warning("MCP server %r: tools not offered (review them in the chat): %s", server, "; ".join(offered))
+    return False
+
+
+def worker_id() -> str:
+    """Who holds a lease: this machine, this process, and this start of it (a restarted container may
+    have the same name and pid)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class Turns:
+    def __init__(
+        self,
+        host: Host,
+        store: ConversationStore,
+        limits: ServeLimits,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.host, self.store, self.limits, self.clock = host, store, limits, clock
+        self.owner = worker_id()
+        # how an admitted turn runs, and its steps: here and now, unless durably (durable.py)
+        self.runner: Runner = self.go_on
+        self.steps: Callable[[ToolRegistry, Conversation], Steps] = lambda registry, conversation: Steps()
+        self.followers: Counter[str] = Counter()  # each person's clients following a turn here, in a thread
+        self.lock = threading.Lock()
+
+    def run(self, request: TurnRequest, bridge: Bridge) -> None:
+        """Admit the turn (its refusal told to `bridge` at once), then run it, telling `bridge` all that
+        happens; unless its client left while the turn waited for a thread."""
+        if bridge.gone.is_set():
+            return
+        try:
+            conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
+        except Exception as e:
+            bridge.put(Failed(e))
+            return
+        if conversation.following:  # this run, sent again while it runs: told, not run twice
+            self._follow(conversation, bridge)
+            return
+        bridge.put(Started(conversation.id, conversation.run_id))
+        try:
+            if conversation.last_state == "new" and request.history:  # kept before the turn runs
+                conversation = self.store.keep(conversation, request.history)
+            admitted = Admitted(replace(request, history=[]), conversation)
+            self.runner(admitted, bridge)
+        except Exception as e:  # it did not start: the lease is given back
+            self.store.finish(conversation, "failed", None, None)
+            bridge.put(Failed(e))
+
+    def _follow(self, conversation: Conversation, bridge: Bridge) -> None:
+        """Tell `bridge` the running turn, in this thread, as one of the person's turns at once here."""
+        user = conversation.user
+        with self.lock:
+            if self.followers[user] >= self.limits.runs_per_user:
+                many = f"{self.followers[user]} of your clients follow turns here; retry when one ends"
+                bridge.put(Failed(TooManyRequests(many, 1)))
+                return
+            self.followers[user] += 1
+        try:
+            bridge.put(Started(conversation.id, conversation.run_id))
+            follow(self.store, conversation, bridge, self.clock)
+        finally:
+            with self.lock:
+                self.followers[user] -= 1
+
+    def go_on(self, admitted: Admitted, bridge: Bridge, recovered: bool = False) -> None:
+        """Run an admitted turn to its end (`recovered`: taken up again, from what it stored), telling
+        `bridge` how it ended, however that was. One that another worker took up meanwhile stops, and its
+        client follows the turn there."""
+        try:
+            bridge.put(self._to_the_end(admitted, bridge, recovered))
+        except LeaseLost as lost:
+            log.warning("turn %s taken up elsewhere: this execution stopped", admitted.conversation.run_id)
+            follow(self.store, admitted.conversation, bridge, self.clock, after=lost.told)
+        except Exception as e:
+            bridge.put(Failed(e))
+
+    def _to_the_end(self, admitted: Admitted, bridge: Bridge, recovered: bool) -> Finished:
+        conversation, request = admitted.conversation, admitted.request
+        if recovered:
+            conversation = self._adopt(conversation)
+        try:
+            done = self._turn(conversation, request, bridge, recovered)
+        except Cancelled as e:
+            self.store.finish(conversation, "cancelled", str(e), None)
+            raise
+        except Exception as e:
+            kept = conversation.pending if isinstance(e, RequestError) else None
+            self.store.finish(conversation, "failed", None, kept)
+            raise
+        state = "awaiting" if done.pending else "done"
+        self.store.finish(conversation, state, done.answer, done.pending)
+        return done
+
+    def _adopt(self, conversation: Conversation) -> Conversation:
+        """The recovered turn's lease, taken at its next generation. While a live executor still holds it
+        (it only seemed dead), this recovery stands by — its workflow stays unfinished, to be recovered
+        again if this worker dies — and takes the turn up only once that executor has died."""
+        lease = conversation.lease
+        while True:
+            with contextlib.suppress(DatabaseUnavailable):  # away for a moment: stand by, as for a live one
+                now, seconds = self.clock(), self.limits.lease_seconds
+                taken = adopt(self.store.db, lease, conversation.run_id, self.owner, now, seconds)
+                if taken is not None:
+                    return replace(conversation, owner=taken.owner, gen=taken.gen)
+            time.sleep(STANDBY_SECONDS)
+
+    def _turn(
+        self, conversation: Conversation, request: TurnRequest, bridge: Bridge, recovered: bool
+    ) -> Finished:
+        again = conversation.last_run == conversation.run_id
+        if again and conversation.last_state == "cancelled":  # a run the person cancelled is not resumed
+            raise Cancelled(conversation.last_answer or "the turn was cancelled")
+        if again and conversation.last_state in ("done", "awaiting") and conversation.last_answer is not None:
+            bridge.put(Text(conversation.last_answer))  # a retry of a turn that answered: the same answer
+            return self._finished(conversation, conversation.last_answer, conversation.pending)
+        if self.host.mcp is not None:  # a server's announced changes: changed tools go, new ones wait
+            self.host.mcp.sync(nobody_approves)
+        journal = Journal(self.store, conversation, bridge)
+        stored = self.store.messages(conversation.id, before=conversation.next_seq)  # as the turn found it
+        history = [message for _, message in stored]
+        went: list[BaseMessage] = []  # what it did before a restart cut it off, when it runs again
+        if recovered:
+            went = [message for _, message in self.store.messages(conversation.id, since=journal.seq)]
+            journal.found(went)
+            history += went
+        this_run = [message for run_id, message in stored if run_id == conversation.run_id] if again else []
+        steps = self.steps(self.host.registry, conversation)
+        with self.host.agent(request.user, observer=journal, history=history, steps=steps) as agent:
+            try:
+                answer = self._step(agent, conversation, request, this_run + went)
+            except LeaseLost as lost:
+                lost.told = journal.seq - 1  # its client was told the messages before: not again
+                raise
+            except AwaitingApproval as waiting:
+                pending = Approval.of(waiting, self.clock())
+                bridge.put(Text(pending.question()))
+                return self._finished(conversation, pending.question(), pending, journal)
+        return self._finished(conversation, answer, None, journal)
+
+    def _step(
+        self, agent: ChatAgent, conversation: Conversation, request: TurnRequest, this_run: list
+    ) -> str:
+        last = this_run[-1] if this_run else None
+        if isinstance(last, AIMessage) and not last.tool_calls and not last.invalid_tool_calls:
+            return last.text  # the same turn again, cut off after it answered
+        pending, approved = conversation.pending, self._decision(conversation.pending, request)
+        if pending is not None and approved is not None:  # the person's answer (again, if cut off)
+            with answered(pending, approved):
+                return agent.resume(pending.run_id)
+        if this_run:  # the same turn again, cut off before it answered: its rest
+            return agent.resume(conversation.run_id)
+        if request.message is None:
+            raise RequestError("nothing to answer: the request has no new message and no approval waits")
+        return agent.send_message(request.message, run_id=conversation.run_id)
+
+    def _decision(self, pending: Approval | None, request: TurnRequest) -> bool | None:
+        """The person's answer to the approval that waits: True, False, or None (it has none)."""
+        if request.approval is not None:
+            approval_id, approved = request.approval
+            if pending is None or pending.id != approval_id:
+                raise RequestError(
+                    f"no approval {approval_id!r} waits in this conversation", "no_such_approval"
+                )
+            if pending.expires_at < self.clock():
+                raise RequestError(f"approval {approval_id!r} expired; ask again", "approval_expired")
+            return approved
+        if pending is None or pending.expires_at < self.clock():
+            return None  # none, or expired: the call stays unanswered, repaired as cancelled
+        return answer_in(request.message)
+
+    @staticmethod
+    def _finished(
+        conversation: Conversation, answer: str, pending: Approval | None, journal: Journal | None = None
+    ) -> Finished:
+        usage = dict(journal.usage) if journal else {}
+        return Finished(conversation.id, conversation.run_id, answer, pending, usage)

@@ -1,0 +1,1 @@
+"""Tests of the wings, app/: one folder per wing."""

@@ -1,0 +1,1 @@
+"""Tests of the terminal chat (app/chat/, main.py)."""

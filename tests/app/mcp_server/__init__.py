@@ -1,0 +1,1 @@
+"""Tests of our MCP server (app/mcp_server/)."""

@@ -1,0 +1,1 @@
+"""Tests of the model choice and the embedded demo model (app/models/)."""

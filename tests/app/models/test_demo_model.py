@@ -1,0 +1,210 @@
+"""The embedded demo model's plug-in, piece by piece: the host's plan for a request (which tool, the calls,
+every value from the person's words), what it says itself, and the model's words kept true. Phrases
+written for development; the evaluation's held-out prompts are not used here."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+
+from agent.agent import ChatAgent
+from agent.guards import untrusted
+from agent.llm_wrapper import CustomLLMWrapper
+from agent.memory import person_message
+from agent.tools import FunctionTool, ToolRegistry
+from agent.types import ok
+from app.models.embedded.answers import Answerer, capabilities
+from app.models.embedded.chat_model import DemoChatModel, kept_true
+from app.models.embedded.routing import Router
+from tests.support.fake_llm import text
+from tools import default_tools
+
+
+@pytest.fixture(scope="module")
+def router() -> Router:
+    registry = ToolRegistry()
+    for tool in default_tools("http://127.0.0.1:9/api/models"):
+        registry.register(tool)
+    return Router(registry)
+
+
+@pytest.mark.parametrize(
+    "said, tool, calls",
+    [
+        ("帮我把 RMX2001 存进数据库", "add_device_model", [{"model": "RMX2001"}]),
+        ("Please add SM-A5360 to the db", "add_device_model", [{"model": "SM-A5360"}]),
+        ("录入 SM A5360，营销名叫 Galaxy A53", "add_device_model",  # Latin script: the English name
+         [{"model": "SM A5360", "marketNameEn": "Galaxy A53"}]),
+        ("录入 SM A5360，中文营销名叫 Galaxy A53", "add_device_model",  # unless the person says otherwise
+         [{"model": "SM A5360", "marketName": "Galaxy A53"}]),
+        ("新增 PJD110，营销名 一加 Ace", "add_device_model", [{"model": "PJD110", "marketName": "一加 Ace"}]),
+        ("Register CPH2611, marketing name OPPO A3", "add_device_model",  # one code: the name holds none
+         [{"model": "CPH2611", "marketNameEn": "OPPO A3"}]),
+        ("PJX110 需要入库，营销名未定", "add_device_model", [{"model": "PJX110"}]),
+        ("Code V2401A has to go into the database, market name not decided", "add_device_model",
+         [{"model": "V2401A"}]),
+        ("把 V2309A 的营销名改成 vivo X100s", "update_market_name",
+         [{"model": "V2309A", "marketNameEn": "vivo X100s"}]),
+        ("把 V2309A 的中文营销名改为 维沃 X100s", "update_market_name",
+         [{"model": "V2309A", "marketName": "维沃 X100s"}]),
+        ("please set the market name of CPH2451 to OPPO Reno10 5G", "update_market_name",
+         [{"model": "CPH2451", "marketNameEn": "OPPO Reno10 5G"}]),
+        ("I paid for 4 cases at 35 each, what's the total?", "calculator", [{"expression": "4 * 35"}]),
+        ("How many models are in the database?", "list_device_models", [{}]),
+        ("add RMX3085 with English market name realme 8", "add_device_model",
+         [{"model": "RMX3085", "marketNameEn": "realme 8"}]),
+        ("请把 PFUM10 和 PDEM10 都存进去", "add_device_model", [{"model": "PFUM10"}, {"model": "PDEM10"}]),
+        ("RMX2001 在库里吗", "query_device_model", [{"keyword": "RMX2001"}]),
+        ("Has V2230 been stored already?", "query_device_model", [{"keyword": "V2230"}]),
+        ("查一下 PDEM10 有没有录入", "query_device_model", [{"keyword": "PDEM10"}]),
+        ("数据库里现在都有哪些手机机型", "list_device_models", [{}]),
+        ("List every model you have", "list_device_models", [{}]),
+        ("请算 8 乘以 (2 加 3)", "calculator", [{"expression": "8 * (2 + 3)"}]),
+        ("What's 144 divided by 12?", "calculator", [{"expression": "144 / 12"}]),
+        ("现在几点", "current_time", [{}]),
+        ("巴黎现在几点了？", "current_time", [{"timezone": "巴黎"}]),
+        ("What time is it in Sydney?", "current_time", [{"timezone": "Sydney"}]),
+    ],
+)  # fmt: skip
+def test_the_plan_is_the_fitting_tool_with_values_from_the_persons_words(router, said, tool, calls):
+    plan = router.plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", tool, calls)
+
+
+@pytest.mark.parametrize(
+    "said, kind, effect",
+    [
+        ("把 RMX2001 删了", "cannot", "destructive"),  # the demo model has no destructive tool: it says so
+        ("Remove CPH1920 please", "cannot", "destructive"),
+        ("你都会些什么？", "capabilities", "read"),
+        ("How can you help?", "capabilities", "read"),
+        ("晚上好", "greeting", "read"),
+        ("你好呀，今天也辛苦了", "greeting", "read"),  # 今天 is no question about the date
+        ("thanks a lot!", "thanks", "read"),
+        ("Who are you?", "identity", "read"),
+        ("月亮离地球多远？", "offtopic", "read"),  # a question the demo cannot answer
+        ("Tell me a joke", "offtopic", "read"),
+        ("I like green phones", "chat", "read"),  # a remark: the model's own words
+        ("Change the market name of CPH2451", "missing", "destructive"),  # to what? the host asks
+        ("把 CPH2451 的营销名改一下", "missing", "destructive"),
+        ("Can you add a model for me?", "missing", "write"),  # no code: the host asks for one
+    ],
+)
+def test_requests_no_tool_serves(router, said, kind, effect):
+    plan = router.plan(said)
+    assert (plan.kind, plan.effect, plan.calls) == (kind, effect, ())
+
+
+def test_a_question_is_never_offered_a_write_and_a_delete_never_an_add(router):
+    assert router.plan("RMX2001 录入了吗？").tool == "query_device_model"
+    assert router.plan("Delete RMX2001 and add it again").kind == "cannot"
+    assert router.plan("RMX2001 的营销名改了吗？").tool == "query_device_model"
+    assert router.plan("你好，RMX2001 在库里吗").tool == "query_device_model"  # a greeting with a request
+
+
+def test_a_remark_that_shares_a_word_with_a_tool_calls_none_unless_it_gives_a_value(router):
+    assert router.plan("天气真好，今天适合出门").kind == "chat"  # "今天" is the clock's word; nothing asked
+    assert router.plan("I love a quiet day").kind == "chat"
+    assert router.plan("好开心，CPH2437 在库里").tool == "query_device_model"  # a remark that gives a value
+    assert router.plan("date today").tool == "current_time"  # terse, no remark: a request
+
+
+def test_a_statement_about_something_else_than_the_tool_is_a_remark(router):
+    """A statement (no question, no request) calls a tool only when it says little beyond the tool's
+    words and values: a terse request; more, and it is a remark about something else."""
+    assert router.plan("Spent the whole day at work today, totally drained").kind == "chat"
+    assert router.plan("我觉得今天的会开得太久了").kind == "chat"
+    assert router.plan("My shopping list this week keeps growing").kind == "chat"
+    assert router.plan("current date in Tokyo").tool == "current_time"
+    assert router.plan("New phone to record: CPH2699").tool == "add_device_model"
+    assert router.plan("整数 84 除以 12").tool == "calculator"
+
+
+def test_the_host_answers_in_the_persons_language(router):
+    answer = Answerer(router, router.registry)
+    chinese = answer([person_message("你都会些什么？")]).splitlines()
+    tools = [t for t in router.registry.tools() if t.name != "delete_device_model"]  # it never deletes
+    assert chinese == ["我可以：", *(f"- {t.summary['zh']}" for t in tools)]
+    english = answer([person_message("How can you help?")]).splitlines()
+    assert english == ["I can:", *(f"- {t.summary['en']}" for t in tools)]
+    assert "不能删除" in answer([person_message("把 RMX2001 删了")])
+    assert "cannot delete" in answer([person_message("Remove CPH1920 please")])
+    assert answer([person_message("Can you add a model for me?")]).startswith("To add (record, save)")
+    assert answer([person_message("帮我把 RMX2001 存进数据库")]) is None  # the tool runs first
+    assert answer([person_message("你好")]).startswith("你好！我是")
+    assert answer([person_message("thanks!")]).startswith("You're welcome")
+    assert "SmolLM2-135M" in answer([person_message("Who are you?")])
+    assert answer([person_message("Tell me a joke")]).startswith("I can't answer that with the demo model")
+    assert "回答不了" in answer([person_message("月亮离地球多远？")])
+    assert answer([person_message("把 CPH2451 的营销名改一下")]) == (
+        "要修改数据库中已有机型的中英文营销名，请告诉我新的中文营销名。"
+    )
+
+
+def test_a_tool_without_a_summary_is_said_by_its_descriptions_first_sentence(router):
+    registry = ToolRegistry()
+    registry.register(Plain())
+    assert capabilities(registry, "zh") == "我可以：\n- 把一段文字反过来"
+    assert capabilities(registry, "en") == "I can:\n- reverse a piece of text"
+
+
+class Plain(FunctionTool):
+    name = "reverse"
+    effect = "read"
+    description = "把一段文字反过来。只处理文字。Reverse a piece of text. Text only."
+    parameters = {"type": "object", "properties": {}}
+
+    def call(self, ctx, input):
+        return ""
+
+
+def test_after_the_tools_ran_the_host_states_each_result(router):
+    call = {"name": "calculator", "args": {"expression": "8 * 5"}, "id": "c1", "type": "tool_call"}
+    turn = [
+        person_message("8 乘 5 是多少"),
+        AIMessage("", tool_calls=[call]),
+        ToolMessage(untrusted("calculator", ok({"expression": "8 * 5", "result": 40})), tool_call_id="c1"),
+    ]
+    assert Answerer(router, router.registry)(turn) == "8 * 5 = 40"
+
+
+def test_the_demo_chat_model_states_the_hosts_answer_and_the_local_model_is_not_asked(router, fake_llm):
+    """No seam of the loop is the demo's: its chat model plans the calls, then states their result."""
+    model = DemoChatModel(
+        inner=CustomLLMWrapper(base_url=fake_llm.url),
+        router=router,
+        answerer=Answerer(router, router.registry),
+        fallback=lambda lang: "",
+    )
+    with ChatAgent(model, router.registry) as agent:
+        assert agent.send_message("8 乘 5 是多少") == "8 * 5 = 40"
+    assert fake_llm.requests == []  # the local model is asked for neither the call nor the answer
+    assert [m.type for m in agent.memory.history()][-3:] == ["ai", "tool", "ai"]  # kept like any answer
+
+
+def test_the_models_words_keep_no_number_or_code_the_person_did_not_write():
+    typed = ("tell me about RMX2001",)
+    assert kept_true("Sure! RMX2001 is a phone. It has 8 GB of RAM. I hope this", typed) == (
+        "Sure! RMX2001 is a phone."
+    )
+    assert kept_true("早上好！早上好！早上好！", ("早上好",)) == "早上好！"
+    assert kept_true("The answer is 42.", ("hello",)) == ""
+
+
+def test_a_tool_turn_is_the_plan_and_a_chat_turn_the_models_words(router, fake_llm):
+    model = DemoChatModel(
+        inner=CustomLLMWrapper(base_url=fake_llm.url),
+        router=router,
+        answerer=lambda turn: None,  # the host states nothing here: a chat turn gets the model's words
+        fallback=lambda lang: capabilities(router.registry, lang),
+    )
+    tools = router.registry.langchain_tools()
+    reply = model.bind_tools(tools).invoke([SystemMessage("S"), person_message("RMX2001 在库里吗")])
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [
+        ("query_device_model", {"keyword": "RMX2001"})
+    ]
+    assert fake_llm.requests == []  # nothing for the model to decide
+    fake_llm.add(text("Hello! I am 3 years old. How can I help?"))
+    reply = model.bind_tools(tools).invoke([SystemMessage("S"), person_message("hello there")])
+    assert reply.content == "Hello! How can I help?"
+    assert "tools" not in fake_llm.requests[0]

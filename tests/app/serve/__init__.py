@@ -1,0 +1,1 @@
+"""Tests of the agent over HTTP (app/serve/)."""

@@ -1,0 +1,82 @@
+"""Which executors are alive (app/serve/executors.py, recovery.py), by the database's clock and the one
+timeout kept in it: silent past the timeout, stamped in the future, or a process of this machine that is
+gone — each is dead; and a lease held by a live executor is not adopted. On SQLite and on Postgres."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app.serve.conversations import ConversationStore, Where
+from app.serve.database import open_agent_database
+from app.serve.durable import VERSION
+from app.serve.executors import machine, peer_seconds, process
+from app.serve.fence import Lease, adopt
+from app.serve.keys import KeyStore
+from app.serve.limits import ServeLimits
+from app.serve.recovery import Heartbeat
+from app.serve.settings import ServeSettings
+from tests.app.serve.test_crash import agent_database
+
+
+@pytest.fixture
+def db(database):
+    where = agent_database(database)
+    settings = (
+        ServeSettings(database_url=where)
+        if where.startswith("postgresql://")
+        else ServeSettings(agent_db=where)
+    )
+    opened = open_agent_database(settings)
+    yield opened
+    opened.close()
+
+
+def stamp(db, executor: str, seconds_ago: float, host: str = "elsewhere", pid: str = "") -> None:
+    db.write(
+        f"INSERT INTO executors (id, seen_at, machine, process) VALUES (?, {db.now} - ?, ?, ?)",
+        (executor, seconds_ago, host, pid),
+    )
+
+
+def finished_process() -> str:
+    """A process of this machine that has ended, as an executor's row names it."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    known = process(child.pid)
+    child.wait()
+    return known
+
+
+def test_the_first_servers_timeout_is_the_one_every_server_reads(db, caplog):
+    assert peer_seconds(db, 30) == 30
+    assert peer_seconds(db, 1) == 30
+    assert "SERVE_PEER_SECONDS is 30 in the database" in caplog.text
+
+
+def test_silent_future_and_gone_executors_are_dead(db):
+    peer_seconds(db, 30)
+    me = Heartbeat(db, "me-0-1", 30, VERSION)
+    me.beat()
+    stamp(db, "quiet-0-1", 5)  # heard from 5 s ago: alive
+    stamp(db, "silent-0-1", 31)  # past the timeout
+    stamp(db, "ahead-0-1", -3600)  # in the future: no live executor writes that
+    stamp(db, "gone-0-1", 0, machine(), finished_process())  # this machine's, its process ended
+    stamp(db, "running-0-1", 0, machine(), process())  # this machine's, its process runs
+    assert me.live() == {"me-0-1", "quiet-0-1", "running-0-1"}
+
+
+def test_a_lease_of_a_live_executor_is_not_adopted_and_one_of_a_dead_one_is_at_a_new_generation(db):
+    peer_seconds(db, 30)
+    KeyStore(db).add("alice")
+    store, limits = ConversationStore(db), ServeLimits()
+    Heartbeat(db, "a-0-1", 30, VERSION).beat()
+    turn = store.begin("alice", Where(), "a-0-1", limits)
+    assert adopt(db, turn.lease, turn.run_id, "b-0-1", time.time(), 60) is None  # a lives
+    db.write("UPDATE executors SET seen_at = seen_at + 3600 WHERE id = 'a-0-1'")  # forged into the future
+    Heartbeat(db, "b-0-1", 30, VERSION).beat()
+    adopted = adopt(db, turn.lease, turn.run_id, "b-0-1", time.time(), 60)
+    assert adopted == Lease(turn.id, "b-0-1", turn.gen + 1)
+    assert adopt(db, adopted, turn.run_id, "c-0-1", time.time(), 60) is None  # b lives

@@ -1,0 +1,137 @@
+"""The served agent at the HTTP level: a connection that trickles its headers is closed, JSON answers say
+nosniff and no-store, a Host outside SERVE_ALLOWED_HOSTS is a 400, and history a client gets wrong (a
+tool call's id that is no string) is a 400, never a 500 — each beside a request that is served."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+import requests
+
+from app.serve.hardening import HEADER_SECONDS
+from app.serve.history import MAX_MESSAGES
+from tests.support.fake_llm import text
+from tests.support.serve_support import ServedAgent
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    from tests.support.fake_llm import FakeLLM
+
+    tmp = tmp_path_factory.mktemp("hardened")
+    with (
+        FakeLLM() as llm,
+        ServedAgent(llm.url, tmp, str(tmp / "agent.db"), SERVE_ALLOWED_HOSTS="127.0.0.1") as agent,
+    ):
+        agent.llm = llm
+        agent.keys = {"alice": agent.key("alice")}
+        yield agent
+
+
+def test_json_answers_say_nosniff_and_no_store_and_the_page_nosniff(agent):
+    refused = requests.get(f"{agent.url}/v1/models", timeout=10)
+    assert refused.status_code == 401
+    assert (refused.headers["X-Content-Type-Options"], refused.headers["Cache-Control"]) == (
+        "nosniff",
+        "no-store",
+    )
+    page = requests.get(f"{agent.url}/", timeout=10)
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_a_host_outside_the_allow_list_is_a_400(agent):
+    rebound = requests.get(f"{agent.url}/v1/models", headers={"Host": "evil.example:80"}, timeout=10)
+    assert rebound.status_code == 400
+    assert requests.get(f"{agent.url}/v1/models", timeout=10).status_code == 401  # the twin: our own host
+
+
+def test_a_connection_trickling_its_headers_is_closed_while_others_are_served(agent):
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=HEADER_SECONDS + 10) as slow:
+        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        started = time.monotonic()
+        assert requests.get(f"{agent.url}/v1/models", timeout=10).status_code == 401
+        assert slow.recv(1024) == b""  # closed, with no answer
+    assert HEADER_SECONDS - 1 < time.monotonic() - started < HEADER_SECONDS + 5
+
+
+def answer_on(conn: socket.socket) -> bytes:
+    """One whole answer read from a raw connection (headers, then Content-Length bytes of body)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(4096)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(
+        next(
+            line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+        )
+    )
+    while len(body) < length:
+        body += conn.recv(4096)
+    return head
+
+
+def test_a_kept_alive_connection_trickling_its_next_request_is_closed_too(agent):
+    request = b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=HEADER_SECONDS + 10) as kept:
+        kept.sendall(request)
+        assert answer_on(kept).startswith(b"HTTP/1.1 401")
+        kept.sendall(request)  # the twin: a whole second request on the same connection is answered
+        assert answer_on(kept).startswith(b"HTTP/1.1 401")
+        kept.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # then one that never ends
+        started = time.monotonic()
+        assert kept.recv(1024) == b""  # closed, with no answer
+    assert time.monotonic() - started < HEADER_SECONDS + 5
+
+
+def test_a_tool_call_id_that_is_no_string_is_a_400(agent):
+    headers = {"Authorization": f"Bearer {agent.keys['alice']}"}
+    call = {"id": 7, "type": "function", "function": {"name": "calculator", "arguments": "{}"}}
+    messages = [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "user", "content": "hi"},
+    ]
+    body = {"model": "m", "messages": messages}
+    bad = requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
+    assert bad.status_code == 400 and "id is not a string" in bad.json()["error"]["message"]
+
+
+def test_history_past_its_cap_is_a_400_and_at_the_cap_is_served(agent):
+    headers = {"Authorization": f"Bearer {agent.keys['alice']}"}
+    said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+
+    def ask(history: int) -> requests.Response:
+        body = {"model": "m", "messages": [*(said * history)[:history], {"role": "user", "content": "hi"}]}
+        return requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=60)
+
+    over = ask(MAX_MESSAGES + 1)
+    assert over.status_code == 400 and f"at most {MAX_MESSAGES}" in over.json()["error"]["message"]
+    agent.llm.add(text("Hello again."))
+    assert ask(MAX_MESSAGES).json()["choices"][0]["message"]["content"] == "Hello again."
+
+
+def test_a_key_issued_again_for_a_revoked_name_does_not_inherit_its_conversations_unless_told(agent):
+    from tests.conftest import run_main
+    from tests.support.fake_llm import text
+
+    def turn(key: str, conversation: str | None = None) -> requests.Response:
+        agent.llm.add(text("Hello."))
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        body |= {"conversation_id": conversation} if conversation else {}
+        headers = {"Authorization": f"Bearer {key}"}
+        return requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=30)
+
+    def reissue(*options: str) -> str:
+        assert run_main("keys", "revoke", "dave", env=agent.env, cwd=agent.cwd).returncode == 0
+        done = run_main("keys", "add", "dave", *options, env=agent.env, cwd=agent.cwd)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()[-1]
+
+    old = turn(agent.key("dave")).json()["conversation_id"]
+    second = reissue()
+    assert turn(second, old).status_code == 404  # the revoked key's conversation is not the new key's
+    kept = turn(second).json()["conversation_id"]
+    third = reissue("--keep-conversations")
+    assert turn(third, kept).status_code == 200  # the operator said so: it continues
+    assert turn(third, old).status_code == 404

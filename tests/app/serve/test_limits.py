@@ -1,0 +1,131 @@
+"""Limits of the served agent: turns per minute and turns at once per user (429 with Retry-After), the
+request's size (413) and the time its body may take (408), a client that leaves mid-turn (it holds
+nothing: the turn, a durable workflow, goes on to its end without it), and a database that is down: a 503
+within a few seconds, for the served agent and for the device service alike."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import psycopg
+import pytest
+import requests
+
+from devicedb.server import BackgroundService
+from tests.support.fake_llm import Reply, call, text, tool_calls
+from tests.support.serve_support import ServedAgent, devices
+
+CHAT = "/v1/chat/completions"
+
+
+def turn(agent: ServedAgent, key: str, words: str = "hi", **kwargs) -> requests.Response:
+    body = {"model": "m", "messages": [{"role": "user", "content": words}], **kwargs}
+    return requests.post(
+        f"{agent.url}{CHAT}", json=body, headers={"Authorization": f"Bearer {key}"}, timeout=60
+    )
+
+
+@pytest.fixture
+def agent(fake_llm, tmp_path):
+    limits = {"SERVE_REQUESTS_PER_MINUTE": "3", "SERVE_RUNS_PER_USER": "1"}
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db"), **limits) as agent:
+        agent.keys = {user: agent.key(user) for user in ("alice", "bob")}
+        yield agent
+
+
+def test_more_turns_a_minute_than_allowed_is_a_429_with_retry_after(agent, fake_llm):
+    fake_llm.default = text("ok")
+    for _ in range(2):  # a second try, in case the minute turned over during the first
+        statuses = [turn(agent, agent.keys["alice"]) for _ in range(4)]
+        if statuses[-1].status_code == 429:
+            break
+    refused = statuses[-1]
+    assert [s.status_code for s in statuses] == [200, 200, 200, 429]
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert refused.json()["error"]["type"] == "rate_limit_error"
+    assert turn(agent, agent.keys["bob"]).status_code == 200  # per user
+
+
+def test_a_second_turn_at_once_is_a_429_and_other_users_are_not_held(agent, fake_llm):
+    reached, release = threading.Event(), threading.Event()
+    fake_llm.add(lambda request: (reached.set(), release.wait(60), Reply(text("slow")))[-1], text("bob's"))
+    with ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(turn, agent, agent.keys["alice"])
+        assert reached.wait(60)
+        refused = turn(agent, agent.keys["alice"], "another conversation")
+        assert (refused.status_code, refused.headers["Retry-After"]) == (429, "1")
+        assert turn(agent, agent.keys["bob"]).json()["choices"][0]["message"]["content"] == "bob's"
+        release.set()
+        assert slow.result(timeout=60).status_code == 200
+
+
+def test_a_body_too_large_is_a_413_and_one_too_slow_a_408_while_others_are_served(agent, fake_llm):
+    refused = turn(agent, agent.keys["alice"], "x" * (1 << 20))
+    assert (refused.status_code, refused.json()["error"]["code"]) == (413, "request_too_large")
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=60) as slow:
+        head = f"POST {CHAT} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"
+        slow.sendall(f"{head}\r\n{{".encode())  # a tenth of the body, and then nothing
+        assert requests.get(f"{agent.url}/v1/models", timeout=30).status_code == 401  # still served
+        answer = ""
+        while "}}" not in answer and (chunk := slow.recv(4096).decode()):  # headers, then the JSON body
+            answer += chunk
+    assert answer.startswith("HTTP/1.1 408") and '"request_timeout"' in answer
+    assert fake_llm.requests == []
+
+
+def test_a_client_that_leaves_mid_turn_does_not_stop_it(agent, fake_llm):
+    reached, release = threading.Event(), threading.Event()
+    add = tool_calls(call("add_device_model", {"model": "CPH2223"}, "c1"))
+    fake_llm.add(lambda request: (reached.set(), release.wait(60), Reply(add))[-1], text("Added CPH2223."))
+    body = {"model": "m", "messages": [{"role": "user", "content": "add CPH2223"}], "stream": True}
+    headers = {"Authorization": f"Bearer {agent.keys['alice']}"}
+    with requests.post(f"{agent.url}{CHAT}", json=body, headers=headers, stream=True, timeout=60) as stream:
+        assert next(stream.iter_lines()).startswith(b"data: ")
+        assert reached.wait(60)
+    release.set()  # the model answers after the client left
+    give_up_at = time.monotonic() + 60
+    while agent.query("SELECT state, answer FROM conversations") != [("done", "Added CPH2223.")]:
+        assert time.monotonic() < give_up_at, "the turn did not finish"
+        time.sleep(0.1)
+    assert devices(agent.database) == [("CPH2223", "alice")]  # its call ran, once
+    [(stored,)] = agent.query("SELECT COUNT(*) FROM messages")
+    assert stored == 4 and agent.query("SELECT lease_owner FROM conversations") == [(None,)]
+
+
+@pytest.fixture
+def fragile(postgres):
+    """A Postgres database that the test can take down: it stops accepting connections, and loses its own."""
+    name = f"fragile_{uuid.uuid4().hex[:10]}"
+    url = postgres.create_database(name)
+
+    def take_down() -> None:
+        with psycopg.connect(postgres.url(), autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+
+    yield url, take_down
+    postgres.drop_database(name)
+
+
+def test_a_database_that_is_down_is_a_503_within_seconds_for_the_agent(fake_llm, tmp_path, fragile):
+    url, take_down = fragile
+    with ServedAgent(fake_llm.url, tmp_path, url) as agent:
+        key = agent.key("alice")
+        take_down()
+        refused = turn(agent, key)
+    assert (refused.status_code, refused.headers["Retry-After"]) == (503, "5")
+    assert refused.json()["error"]["code"] == "database_unavailable"
+
+
+def test_a_database_that_is_down_is_a_503_within_seconds_for_the_device_service(fragile):
+    url, take_down = fragile
+    with BackgroundService(url) as service:
+        assert requests.get(f"{service.url}/api/models", timeout=30).status_code == 200
+        take_down()
+        refused = [requests.get(f"{service.url}/api/models", timeout=25) for _ in range(2)]
+    assert [r.status_code for r in refused] == [503, 503]
+    assert refused[-1].headers["Retry-After"] == "5" and refused[-1].json()["field"] == "database"

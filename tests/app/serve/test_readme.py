@@ -1,0 +1,79 @@
+"""The serving page's examples (docs/serving.md and docs/serving.en.md) run against `main.py serve` on the
+scripted LLM: its `py` blocks (they need a running server, so the README test, which runs `python` blocks,
+leaves them here) print what the page shows, and its curl calls answer in OpenAI's shape."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import clean_env
+from tests.project.test_readme import PAGES, blocks, every_block
+from tests.support.fake_llm import call, text, tool_calls
+from tests.support.serve_support import ServedAgent, devices
+
+PAGE_URL = "http://127.0.0.1:8080"
+
+
+@pytest.fixture
+def agent(fake_llm, tmp_path, monkeypatch):
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db")) as agent:
+        monkeypatch.setenv("AGENT_KEY", agent.key("alice"))
+        yield agent
+
+
+def examples() -> list[tuple[str, str]]:
+    """(code, what the page shows it prints) of each `py` block, on every page."""
+    found = []
+    for page in PAGES:
+        listed = blocks(page)
+        for i, (lang, code) in enumerate(listed):
+            if lang == "py":
+                assert listed[i + 1][0] == "text", page
+                found.append((code, listed[i + 1][1]))
+    return found
+
+
+def test_the_python_example_prints_what_the_page_shows(agent, fake_llm):
+    shown_in = examples()
+    assert len(shown_in) >= 2  # one in each language
+    for code, shown in shown_in:
+        fake_llm.add(
+            tool_calls(call("add_device_model", {"model": "CPH2223"}, "c1")),
+            text("Added CPH2223 to the database."),
+            text("alice added it."),
+        )
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code.replace(PAGE_URL, agent.url), "serving page py block", "exec"), {})
+        assert out.getvalue() == shown
+        assert devices(agent.database) == [("CPH2223", "alice")]
+        assert [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"] == [
+            "Add model CPH2223 to the database",
+            "Who added it?",
+        ]
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
+    bash = [code for lang, code in every_block() if lang == "bash"]
+    calls = [code for code in bash if "curl -s http://127.0.0.1:8080" in code]
+    assert len(calls) >= 2  # one in each language
+    for code in calls:
+        command = code[code.index("curl -s") :].replace(PAGE_URL, agent.url)
+        fake_llm.add(text("No models yet."))
+        env = clean_env(AGENT_KEY=os.environ["AGENT_KEY"])
+        done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)
+        answer = json.loads(done.stdout)
+        assert answer["choices"][0]["message"] == {
+            "role": "assistant",
+            "content": "No models yet.",
+            "refusal": None,
+        }
+        assert answer["conversation_id"].startswith("conv_") and answer["agent_tool_calls"] == []

@@ -1,0 +1,1 @@
+"""Tests of the device service behind ADD_MODEL_URL (devicedb/)."""

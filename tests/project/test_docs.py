@@ -1,0 +1,40 @@
+"""The documentation site builds as `make docs` builds it, with `mkdocs build --strict` and not one warning:
+every page in the nav, every link and anchor found, both languages, the screenshots inside docs/."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+from tests.project.test_readme import PAGES
+
+
+def test_the_site_builds_strictly_in_both_languages(tmp_path):
+    site = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    assert "WARNING" not in log, log
+    pages = [p.name.removesuffix(".md") for p in PAGES[1:] if not p.name.endswith(".en.md")]
+    for page in pages:
+        folder = "" if page == "index" else f"{page}/"
+        assert (site / folder / "index.html").is_file(), page
+        assert (site / "en" / folder / "index.html").is_file(), page
+    assert "宿主守住的规则" in (site / "rules" / "index.html").read_text(encoding="utf-8")
+    assert "The host holds the rules" in (site / "en" / "rules" / "index.html").read_text(encoding="utf-8")
+    assert (site / "assets" / "screenshots" / "trace.png").stat().st_size > 30_000
+
+
+def test_the_screenshots_live_in_the_docs():
+    shots = {p.name for p in (ROOT / "docs" / "assets" / "screenshots").glob("*.png")}
+    assert {"trace.png", "page-zh-desktop.png", "page-en-phone.png"} <= shots
+    assert not (ROOT / "tests" / "screenshots").exists()

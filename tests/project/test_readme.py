@@ -1,0 +1,114 @@
+"""The code in README.md and the docs' pages (中文 and English) never rots: each page's Python blocks run in
+order in one namespace, and a ```text block right after one is its output; the files and symbols they name
+exist; every command meant to be pasted runs the project's venv."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.DOTALL)
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def blocks(page: Path = README) -> list[tuple[str, str]]:
+    """(language, code) of each fenced block of one page, in order."""
+    return BLOCK.findall(page.read_text(encoding="utf-8"))
+
+
+def every_block() -> list[tuple[str, str]]:
+    return [block for page in PAGES for block in blocks(page)]
+
+
+def name(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def test_the_pages_are_there_in_both_languages():
+    zh = {p.name for p in PAGES[1:] if not p.name.endswith(".en.md")}
+    en = {p.name.removesuffix(".en.md") + ".md" for p in PAGES[1:] if p.name.endswith(".en.md")}
+    assert len(zh) >= 12 and zh == en
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 400
+
+
+PYTHON_PAGES = [p for p in PAGES if any(lang == "python" for lang, _ in blocks(p))]
+
+
+@pytest.mark.parametrize("page", PYTHON_PAGES, ids=name)
+def test_python_blocks_run_and_print_what_the_page_shows(page):
+    found = blocks(page)
+    namespace: dict = {}
+    checked = 0
+    for i, (lang, code) in enumerate(found):
+        if lang != "python":
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"{name(page)} block {i}", "exec"), namespace)
+        if i + 1 < len(found) and found[i + 1][0] == "text":
+            assert out.getvalue() == found[i + 1][1], f"{name(page)} block {i} printed something else"
+            checked += 1
+    assert checked >= 1
+
+
+def test_python_blocks_are_in_the_readme_and_both_languages_of_the_docs():
+    assert {name(p) for p in PYTHON_PAGES} >= {"README.md", "docs/rules.md", "docs/rules.en.md"}
+
+
+def example_files() -> set[str]:
+    """Files the pages ask the reader to create: python blocks whose first line is `# <path>`."""
+    python = [code for lang, code in every_block() if lang == "python"]
+    return {code.split("\n", 1)[0][2:] for code in python if code.startswith("# ")}
+
+
+def test_the_pages_name_only_files_that_exist():
+    text = "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    package = r"(?:agent|app|tools|devicedb|plumbing|tests|benchmarks)"
+    named = set(re.findall(rf"`({package}/[\w/]*\.py|main\.py)`", text))
+    assert len(named) >= 80
+    for path in named - example_files():
+        assert (ROOT / path).is_file(), path
+
+
+@pytest.mark.parametrize("page", PAGES, ids=name)
+def test_the_tables_name_symbols_that_exist_where_they_say(page):
+    """A table cell naming files, with the symbols in it or the next cell: each symbol is defined there."""
+    for row in re.findall(r"^\|.*\|$", page.read_text(encoding="utf-8"), re.MULTILINE):
+        cells = row.strip("|").split("|")
+        for i, cell in enumerate(cells):
+            files = re.findall(r"`((?:agent|app|tools|devicedb|plumbing)/[\w/]*\.py|main\.py)`", cell)
+            if not files:
+                continue
+            sources = "".join((ROOT / f).read_text(encoding="utf-8") for f in files)
+            nearby = cell + (cells[i + 1] if i + 1 < len(cells) and "::" not in cells[i + 1] else "")
+            for symbol in re.findall(r"`([A-Za-z_][\w.]*)`", nearby):
+                last = symbol.split(".")[-1]
+                if last != "py" and (last[0].isupper() or "_" in last or "." in symbol):
+                    assert re.search(rf"(def|class) {last}\b|^ *{last}\b.* = ", sources, re.MULTILINE), symbol
+
+
+def test_the_tables_check_many_symbols():
+    text = "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    cells = [c for row in re.findall(r"^\|.*\|$", text, re.MULTILINE) for c in row.split("|")]
+    assert sum(bool(re.search(r"`(?:agent|app|tools|devicedb|plumbing)/[\w/]*\.py`", c)) for c in cells) >= 60
+
+
+PYTHON_COMMAND = re.compile(r"^(?:\w+=\S+ +)*python3? ", re.MULTILINE)
+
+
+def test_every_pasted_command_runs_the_projects_venv():
+    """A bash block runs `.venv/bin/python`, or `python` only after activating the venv (issue: a bare
+    `python main.py` on a fresh clone is not the project's Python)."""
+    commands = [code for lang, code in every_block() if lang == "bash"]
+    assert len(commands) >= 10
+    for code in commands:
+        first = PYTHON_COMMAND.search(code)
+        if first:
+            assert ". .venv/bin/activate\n" in code[: first.start()], code

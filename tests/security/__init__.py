@@ -1,0 +1,1 @@
+"""Attacks through the whole host: injection cases, and AgentDojo (benchmarks/agentdojo_*)."""

@@ -1,0 +1,1 @@
+"""What the tests share: loopback fake servers, attack servers, helpers (no tests here)."""
