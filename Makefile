@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint bench postgres fuzz conformance eval security security-venv phoenix chromium \
+.PHONY: install run test test-core lint bench postgres fuzz conformance eval security security-venv phoenix chromium \
 	trace-screenshot page-screenshots docs
 
 install: $(STAMP)
@@ -20,9 +20,17 @@ run: install
 	$(PY) main.py
 
 # The AgentDojo test runs in the security venv (below), so make test installs it first; the trace-store
-# test needs Phoenix, and the trace's screenshot and the chat page's tests Chromium.
+# test needs Phoenix, and the trace's screenshot and the chat page's tests Chromium. The tests run in
+# TEST_JOBS processes (pytest-xdist): most of a test's time is spent waiting on servers it started, so
+# more processes than cores pay; each idle process takes the next test (worksteal).
+TEST_JOBS ?= 4
+
 test: install postgres security-venv phoenix chromium
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal
+
+# The core's tests (tests/agent/) alone: no PostgreSQL, browser, trace store, local model or AgentDojo.
+test-core: install
+	$(PY) -m pytest -n 2 tests/agent -m "not (postgres or chromium or phoenix or local_model or agentdojo)"
 
 # The PostgreSQL server binaries (initdb, pg_ctl) the device-service tests and benchmark start a
 # throwaway cluster with; a no-op when they are on PATH or in /usr/lib/postgresql/*/bin already.
@@ -53,19 +61,19 @@ SCREENSHOTS := docs/assets/screenshots
 
 page-screenshots: install chromium
 	mkdir -p $(SCREENSHOTS)
-	PAGE_SCREENSHOTS=$(SCREENSHOTS) $(PY) -m pytest -q tests/test_page.py -k screenshots
+	PAGE_SCREENSHOTS=$(SCREENSHOTS) $(PY) -m pytest -q tests/app/serve/test_page.py -k screenshots
 
 # The docs' picture of a trace in Phoenix's page, taken by the trace-store test.
 trace-screenshot: install phoenix chromium
 	mkdir -p $(SCREENSHOTS)
-	TRACE_SCREENSHOT=$(SCREENSHOTS)/trace.png $(PY) -m pytest -q tests/test_trace_store.py -k one_trace
+	TRACE_SCREENSHOT=$(SCREENSHOTS)/trace.png $(PY) -m pytest -q tests/project/test_trace_store.py -k one_trace
 
 # The documentation site (docs/, mkdocs.yml) into site/; --strict turns any warning into a failure.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 fuzz: install postgres
-	$(PY) -m pytest -s tests/test_devicedb_fuzz.py
+	$(PY) -m pytest -s tests/devicedb/test_fuzz.py
 
 # ruff, mypy, and the layers of pyproject.toml's [tool.importlinter] (no import climbs up, no circle)
 lint: install
