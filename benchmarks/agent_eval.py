@@ -1,8 +1,8 @@
-"""`make eval`: the agent evaluation, in six parts. The tuned part (`benchmarks/eval_cases.py`) was written
-while the demo model's policies were tuned; the held-out part (`benchmarks/eval_heldout.py`), the held-out
-chat part (`benchmarks/eval_chat_heldout.py`: small talk, what it can do, market-name changes, each answer in
-the person's language) and the held-out remarks (`benchmarks/eval_remarks_heldout.py`, and `_2` and
-`_3`, written by someone who had not seen the code: remarks that share words with a tool, terse requests)
+"""`make eval`: the agent evaluation, in six parts, each a data file in `benchmarks/prompts/`. The tuned
+part (`tuned.yaml`) was written while the demo model's policies were tuned; the held-out part
+(`heldout.yaml`), the held-out chat part (`chat_heldout.yaml`: small talk, what it can do, market-name
+changes, each answer in the person's language) and the held-out remarks (`remarks_heldout.yaml`, and `_2`
+and `_3`, written by someone who had not seen the code: remarks that share words with a tool, terse requests)
 were written before they changed for them and are never edited. Each prompt runs
 through `main.py -m` against a fresh, seeded database, and is scored by the database's final state, the tools
 that ran (from the audit log), whether every argument of every call was in the person's words, and the

@@ -1,26 +1,34 @@
-"""The evaluation's prompts as one kind of spec, whichever part they come from: the tuned cases
-(`eval_cases.py`, dataclasses), the held-out prompts (`eval_heldout.py`), the held-out chat prompts
-(`eval_chat_heldout.py`) and the held-out remarks (`eval_remarks_heldout.py`, `_2.py`, `_3.py`),
-plain data read as their docstrings say."""
+"""The evaluation's prompts as one kind of spec, whichever part they come from. Each part is a data file in
+`benchmarks/prompts/` (YAML, its header says what each key means): the tuned prompts (`tuned.yaml`), the
+held-out prompts (`heldout.yaml`), the held-out chat prompts (`chat_heldout.yaml`) and the held-out remarks
+(`remarks_heldout.yaml`, `_2`, `_3`). A key the scorer does not know is an error, not a silent default."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from benchmarks import (
-    eval_cases,
-    eval_chat_heldout,
-    eval_heldout,
-    eval_remarks_heldout,
-    eval_remarks_heldout_2,
-    eval_remarks_heldout_3,
-)
+import yaml
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+
+# The parts, in the order the scorer reports them: part name -> its file in PROMPTS.
+PARTS = {
+    "tuned": "tuned.yaml",
+    "held-out": "heldout.yaml",
+    "chat held-out": "chat_heldout.yaml",
+    "remarks held-out": "remarks_heldout.yaml",
+    "remarks held-out 2": "remarks_heldout_2.yaml",
+    "remarks held-out 3": "remarks_heldout_3.yaml",
+}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class Spec:
-    part: str  # "tuned", "held-out", "chat held-out", "remarks held-out" or "remarks held-out 2" or "3"
+    part: str  # a key of PARTS
     kind: str
     text: str
     tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
@@ -31,7 +39,7 @@ class Spec:
     never_says: tuple[str, ...] = ()
     result: float | None = None  # arithmetic: the number the answer states
     zone: str | None = None  # time: the zone whose current date and hour the answer states
-    arguments: dict[str, Any] = field(default_factory=dict)  # the tuned part's ideal call, for the control
+    arguments: dict[str, Any] = Field(default_factory=dict)  # the tuned part's ideal call, for the control
     lang: str | None = None  # the language the whole answer is in
     updates: tuple[tuple[str, str], ...] = ()  # rows a correct turn changes: (code, market name afterwards)
 
@@ -41,74 +49,23 @@ class Spec:
         return self.kind in ("add", "normalize", "delete", "update")
 
 
-def tuned() -> list[Spec]:
-    return [
-        Spec(
-            "tuned",
-            case.kind,
-            case.text,
-            (case.tool,) if case.tool else (),
-            eval_cases.SEED,
-            ((case.adds, None),) if case.adds else (),
-            case.says,
-            case.says_one_of,
-            case.never_says,
-            arguments=case.arguments,
-        )
-        for case in eval_cases.CASES
-    ]
+def part(name: str) -> list[Spec]:
+    """One part's prompts, read from its file."""
+    data = yaml.safe_load((PROMPTS / PARTS[name]).read_text(encoding="utf-8"))
+    read = _tuned if name == "tuned" else dict
+    return [Spec(part=name, seed=data["seed"], **read(prompt)) for prompt in data["prompts"]]
 
 
-def held_out() -> list[Spec]:
-    return [from_case("held-out", case, eval_heldout.SEED) for case in eval_heldout.HELD_OUT]
-
-
-def chat_held_out() -> list[Spec]:
-    return [
-        from_case("chat held-out", case, eval_chat_heldout.SEED) for case in eval_chat_heldout.CHAT_HELD_OUT
-    ]
-
-
-def remarks_held_out() -> list[Spec]:
-    seed = eval_remarks_heldout.SEED
-    return [from_case("remarks held-out", case, seed) for case in eval_remarks_heldout.REMARKS_HELD_OUT]
-
-
-def remarks_held_out_2() -> list[Spec]:
-    seed = eval_remarks_heldout_2.SEED
-    return [from_case("remarks held-out 2", case, seed) for case in eval_remarks_heldout_2.REMARKS_HELD_OUT_2]
-
-
-def remarks_held_out_3() -> list[Spec]:
-    seed = eval_remarks_heldout_3.SEED
-    return [from_case("remarks held-out 3", case, seed) for case in eval_remarks_heldout_3.REMARKS_HELD_OUT_3]
-
-
-def from_case(part: str, case: dict, seed: tuple) -> Spec:
-    """A held-out part's case, as the scorer reads it (the keys a case leaves out keep their defaults)."""
-    return Spec(
-        part,
-        case["kind"],
-        case["text"],
-        tuple(case["tools"]),
-        seed,
-        tuple((code, name) for code, name in case.get("rows", [])),
-        tuple(case.get("says", ())),
-        tuple(case.get("says_one_of", ())),
-        tuple(case.get("never_says", ())),
-        case.get("result"),
-        case.get("zone"),
-        lang=case.get("lang"),
-        updates=tuple((code, name) for code, name in case.get("updates", [])),
-    )
+def _tuned(prompt: dict[str, Any]) -> dict[str, Any]:
+    """A tuned prompt names one tool and the code it adds; a time prompt's answer says the current year."""
+    prompt = dict(prompt)
+    tool, adds = prompt.pop("tool", None), prompt.pop("adds", None)
+    prompt["tools"] = [tool] if tool else []
+    prompt["rows"] = [[adds, None]] if adds else []
+    if prompt["kind"] == "time":
+        prompt["says"] = [str(datetime.now(UTC).year)]
+    return prompt
 
 
 def all_specs() -> list[Spec]:
-    return [
-        *tuned(),
-        *held_out(),
-        *chat_held_out(),
-        *remarks_held_out(),
-        *remarks_held_out_2(),
-        *remarks_held_out_3(),
-    ]
+    return [spec for name in PARTS for spec in part(name)]
