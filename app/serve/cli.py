@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from agent.config import Settings
 from agent.guards import safe
@@ -16,7 +17,9 @@ from agent.types import ConfigError, UsageError
 from app.serve.database import open_agent_database
 from app.serve.keys import KeyStore
 from app.serve.settings import ServeSettings
-from app.serve.workers import SharedParts, serve
+
+if TYPE_CHECKING:
+    from app.serve.workers import SharedParts
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -52,6 +55,8 @@ def run_command(argv: list[str], shared: SharedParts) -> int:
             return manage_keys(serving, args.action, args.name, args.keep_conversations)
         if args.workers < 1:
             raise UsageError("--workers must be 1 or more")
+        from app.serve.workers import serve  # DBOS, FastAPI and uvicorn: not for `keys`
+
         serve(Settings(), serving, shared, args.host, args.port, args.workers)
         return 0
     except (ConfigError, UsageError) as e:

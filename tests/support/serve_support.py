@@ -1,5 +1,6 @@
 """The served agent for the tests: `python main.py serve` in a child process on a free loopback port, on
-the scripted LLM, with its keys made by `python main.py keys add`; and reads of its database."""
+the scripted LLM, with its keys made as `python main.py keys add` makes them (in this process: the CLI's
+own tests are in test_openai.py); and reads of its database."""
 
 from __future__ import annotations
 
@@ -23,9 +24,12 @@ import requests
 from ag_ui.core import Event, RunAgentInput
 from pydantic import TypeAdapter
 
+from app.serve.database import open_agent_database
+from app.serve.keys import KeyStore
+from app.serve.settings import ServeSettings
 from plumbing.processes import stop
 from plumbing.sockets import free_port
-from tests.conftest import ROOT, clean_env, run_main
+from tests.conftest import ROOT, clean_env
 from tests.support.devicedb_support import query
 from tests.support.fake_llm import FakeLLM
 
@@ -50,9 +54,13 @@ class ServedAgent:
         self.keys: dict[str, str] = {}
 
     def key(self, name: str) -> str:
-        done = run_main("keys", "add", name, env=self.env, cwd=self.cwd)
-        assert done.returncode == 0, done.stderr
-        return done.stdout.splitlines()[-1]
+        """A new API key for `name`, stored in the agent's database (the CLI's code, without its process)."""
+        where = {k: v for k, v in self.env.items() if k in ("AGENT_DB", "DATABASE_URL")}
+        db = open_agent_database(ServeSettings(_env_file=None, **where))
+        try:
+            return KeyStore(db).add(name)
+        finally:
+            db.close()
 
     @property
     def url(self) -> str:
