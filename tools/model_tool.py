@@ -120,8 +120,8 @@ class ListModelsTool(DeviceServiceTool):
     name = "list_device_models"
     effect = "read"
     summary = {
-        "zh": "列出数据库里的机型，告诉你一共有多少个",
-        "en": "list the models in the database and say how many there are",
+        "zh": "列出数据库里的机型和总数",
+        "en": "list the models in the database, with their total",
     }
     description = (
         "列出数据库里已有的全部机型（只读），例如“数据库里都有哪些机型？”“列出全部机型”。"

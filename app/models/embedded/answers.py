@@ -42,9 +42,9 @@ DEMO = {
 SAYS = {
     "greeting": {
         "zh": "你好！我是" + DEMO["zh"] + "，可以帮你管理机型数据库、做计算、查时间。"
-        "问我“你能做什么？”看看全部功能。",
+        "问我“你都会什么？”看看全部功能。",
         "en": "Hello! I'm " + DEMO["en"] + ". I can manage the device-model database, calculate and tell "
-        'the time; ask "what can you do?" to see it all.',
+        'the time; ask "what are you able to do?" to see it all.',
     },
     "thanks": {
         "zh": "不客气！还需要什么随时告诉我。",

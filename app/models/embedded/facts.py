@@ -69,8 +69,6 @@ FACTS: dict[str, Facts] = {
             ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
             ("Add model RMX1901 to the database", {"model": "RMX1901"}),
             ("新增机型 V2227A，营销名 vivo Y77", {"model": "V2227A", "marketNameEn": "vivo Y77"}),
-            ("登记 PJZ110 入库", {"model": "PJZ110"}),
-            ("register CPH2599, it needs to go into the db", {"model": "CPH2599"}),
         ),
         said={
             "zh": (
@@ -87,12 +85,12 @@ FACTS: dict[str, Facts] = {
     ),
     "update_market_name": Facts(
         examples=(
-            ("CPH2451 的营销名改成 OPPO Reno10 5G", {"model": "CPH2451", "marketNameEn": "OPPO Reno10 5G"}),
+            ("更新 PGT110 的营销名为 OPPO A2", {"model": "PGT110", "marketNameEn": "OPPO A2"}),
             (
-                "change the market name of V2309A to vivo X100",
-                {"model": "V2309A", "marketNameEn": "vivo X100"},
+                "update the market name for PHY110 to OPPO Reno11 F",
+                {"model": "PHY110", "marketNameEn": "OPPO Reno11 F"},
             ),
-            ("把 RMX3371 的营销名改为 真我GT", {"model": "RMX3371", "marketName": "真我GT"}),
+            ("RMX3700 的中文营销名修改成 真我11 Pro", {"model": "RMX3700", "marketName": "真我11 Pro"}),
         ),
         said={
             "zh": (("", "已更新机型 {model} 的营销名（{names}）。"),),
@@ -123,8 +121,6 @@ FACTS: dict[str, Facts] = {
         examples=(
             ("数据库里都有哪些机型？", {}),
             ("Show all models", {}),
-            ("数据库里一共有多少个机型", {}),
-            ("how many models are stored", {}),
         ),
         said={
             "zh": (("total", "数据库里共有 {total} 个机型：{items}。"), ("", "数据库里还没有机型。")),
@@ -150,7 +146,7 @@ FACTS: dict[str, Facts] = {
         said={"zh": (("", "{expression} = {result}"),), "en": (("", "{expression} = {result}"),)},
     ),
     "current_time": Facts(
-        examples=(("现在几点？", {}), ("What day is today?", {}), ("巴黎现在几点", {"timezone": "巴黎"})),
+        examples=(("现在几点？", {}), ("What day is today?", {}), ("柏林现在几点", {"timezone": "柏林"})),
         said={
             "zh": (
                 ("placeZh", "现在是{placeZh}时间 {time}（{weekday}，{date}）。"),

@@ -3,11 +3,10 @@
 Nothing here knows a tool. It reads, in Chinese and English: the language; small talk (a greeting, a
 thank-you) and questions about the assistant itself; the effect asked for — to remove something, to
 change something stored, to write something, or only to know (a question about how things are is never a
-write, even with a verb of writing in it: "有没有收录", "is it recorded?"); whether the person asks what
+write, even with a verb of writing in it: "已经添加过了吗", "is it recorded?"); whether the person asks what
 the assistant can do; and values, each as the person wrote it: codes (letters with digits, hyphens and
-spaces as written: SM-G9910, "SM G9750"), an arithmetic expression (operator words turned into signs,
-parentheses kept; "3 phones at 2499 each" is 3 * 2499), and the words after a label ("营销名是 …",
-"market name … to …").
+spaces as written: SM-G9910, "SM A5460"), an arithmetic expression (operator words turned into signs,
+parentheses kept), and the words after a label ("营销名是 …", "market name … to …").
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ CHANGE = re.compile(
 )
 WRITE = re.compile(
     r"添加|加到|加进|加入|加上|加一下|新增|录(?:入|一下|上|进)|登记|存到|存入|存进|存一下|保存|记录|记下|收录|入库|写入|"
-    rf"\b(?:add|sav|save|stor|store|record|register|insert|creat|create|put|log){_INFLECTED}|"
-    r"\b(?:needs?|has|have) to go (?:in|into)\b|\bgo(?:es)? into the (?:db|database)\b",
+    rf"\b(?:add|sav|save|stor|store|record|register|insert|creat|create|put|log){_INFLECTED}",
     _EN,
 )
 READ = re.compile(
@@ -47,7 +45,7 @@ REQUEST = re.compile(
 )
 CAPABILITIES = re.compile(
     r"你(?:都)?(?:能|会|可以)(?:帮我)?(?:做|干)?(?:些)?(?:什么|啥|哪些)|你能(?:帮我)?(?:做|干)|有什么功能|有哪些功能|"
-    r"\bwhat (?:can|do) you do\b|\bwhat are you able\b|\bhow can you help\b|\bwhat can you help\b|"
+    r"\bwhat (?:can|do) you do\b|\bwhat are you able\b|\bhow can you help\b|"
     r"\bwhat are you for\b|\byour (?:capabilities|features|tools|functions)\b",
     _EN,
 )
@@ -62,7 +60,7 @@ _GREETING = (
     r"\b(?:hello|hi|hey|hiya|howdy|good (?:morning|afternoon|evening|day|night)|greetings|yo)\b"
 )
 _THANKS = (
-    r"谢谢|多谢|感谢|谢了|辛苦了|辛苦|帮大忙了|太好了|"
+    r"谢谢|多谢|感谢|谢了|太好了|"
     r"\b(?:thanks|thank you|thx|cheers|much appreciated|appreciate it)\b"
 )
 _CHATTER = (  # what else a greeting or a thank-you may hold
@@ -103,7 +101,7 @@ def language(text: str) -> str:
 
 
 def small_talk(text: str) -> str | None:
-    """ "greeting" or "thanks" (whichever comes first) when the words are only that ("你好呀，今天辛苦了",
+    """ "greeting" or "thanks" (whichever comes first) when the words are only that ("你好呀",
     "thanks a lot!"); else None."""
     found = [(m.start(), kind) for kind, words in (("thanks", _THANKS), ("greeting", _GREETING))
              for m in [re.search(words, text, _EN)] if m]  # fmt: skip
@@ -122,7 +120,7 @@ def asks_or_requests(text: str) -> bool:
 
 
 def remarks(text: str) -> bool:
-    """Is it a remark, how the person finds things ("今天天气不错", "time flies"), and no question or
+    """Is it a remark, how the person finds things ("今天阳光真好", "time flies"), and no question or
     request?"""
     return bool(REMARK.search(text)) and not asks_or_requests(text)
 
@@ -134,9 +132,9 @@ def removes(text: str) -> bool:
 
 def effect_asked(text: str) -> str:
     """ "destructive", "write" or "read": what the words ask to be done to the world. A question about how
-    things are ("是否已经登记", "is it recorded?") only reads, unless it is a request ("能帮我加上吗");
+    things are ("添加过没有", "is it recorded?") only reads, unless it is a request ("能帮我加上吗");
     removing or changing what is stored ("改成", "set the market name") is destructive; the first verb
-    decides between looking and writing ("查查 X 录入了没有", "show all records")."""
+    decides between looking and writing ("查一下 X 存了没有", "show all records")."""
     question = bool(ASKS_HOW_THINGS_ARE.search(text))
     request = bool(REQUEST.search(text)) or _starts_with_verb(text)
     if (REMOVE.search(text) or CHANGE.search(text)) and (request or not question):
@@ -171,7 +169,7 @@ def codes(text: str) -> list[str]:
 
 
 def _code_pieces(run: str) -> list[str]:
-    """`run` split at the space-joined words that are no part of a code ("Is ALN-AL00" -> "ALN-AL00")."""
+    """`run` split at the space-joined words that are no part of a code ("Is SM-A5460" -> "SM-A5460")."""
     pieces: list[list[str]] = [[]]
     for group in run.split(" "):
         if re.search(r"\d", group) or "-" in group or group.isupper():
@@ -181,20 +179,8 @@ def _code_pieces(run: str) -> list[str]:
     return [" ".join(piece) for piece in pieces if piece]
 
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
-_EACH = re.compile(  # "3 phones at 2499 each", "3 台，每台 2499"
-    rf"{_NUMBER}\s*[^\d+*/=]{{0,24}}?(?:\bat\b|\bfor\b|@|每[个台部件只]?|单价)\s*(?:是|为)?\s*{_NUMBER}"
-    r"(?=[^\d]{0,12}(?:\beach\b|\bapiece\b|\bper\b|\ba piece\b|元|块|钱|，|,|\s|$))",
-    _EN,
-)
-_TOTAL = re.compile(r"\beach\b|\bapiece\b|\bin total\b|\baltogether\b|每|一共|总共|合计", _EN)
-
-
 def arithmetic(text: str) -> str | None:
     """The arithmetic the words ask for as an expression of digits and signs, or None."""
-    each = _EACH.search(text) if _TOTAL.search(text) else None
-    if each:
-        return f"{each[1]} * {each[2]}"
     spelled = f" {text} "
     for words, sign in OPERATOR_WORDS:
         spelled = re.sub(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", f" {sign} ", spelled, flags=_EN)
@@ -217,8 +203,8 @@ _CHANGED_TO = re.compile(r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修�
 
 
 def changed_to(value: str) -> str:
-    """What follows the last change link in `value` ("of V2309A to vivo X100": "vivo X100"), else `value`
-    itself."""
+    """What follows the last change link in `value` ("for PHY110 to OPPO Reno11 F": "OPPO Reno11 F"),
+    else `value` itself."""
     links = list(_CHANGED_TO.finditer(value))
     return value[links[-1].end() :] if links else value
 

@@ -10,8 +10,8 @@ it cannot. No tool fits: a question or request is one the demo cannot answer ("o
 chat. A value a tool needs is missing: the host asks for it. Several codes give several calls, up to
 the per-reply cap. A remark (how the person finds things: the weather, a mood, their day; no question,
 no request) calls a tool only when it gives a value the tool takes, never for a word it shares with one
-("今天天气不错" is no question for the clock); and a statement that says more than a tool's words and
-values (`strays`: "Long day at work today, I'm exhausted") is a remark about something else.
+("今天阳光真好" is no question for the clock); and a statement that says more than a tool's words and
+values (`strays`: "Rain again, and my umbrella is at the office") is a remark about something else.
 """
 
 from __future__ import annotations
@@ -87,9 +87,9 @@ class Router:
             if self._fit(tool, text, fitting) <= 0:
                 break
             if remark and not any(values.values()):
-                continue  # "今天天气不错" shares a word with the clock and asks nothing of it
+                continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
             if statement and strays(tool, text, values) >= STRAYS:
-                continue  # "Long day at work today, I'm exhausted" is about the day, not the clock
+                continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
             missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
@@ -128,7 +128,7 @@ def strays(tool: FunctionTool, text: str, values: dict[str, list[str]]) -> float
     """How much of `text` is about something other than `tool`: its Latin words (stop words aside) that
     are in neither the tool's texts nor a value, and half a word for each CJK character that no pair
     of characters (or, alone, no character) of the tool's texts or of a value covers. A terse request
-    ("current time in New York", "算一下 (15 加 5) 乘 4") has little of it; a remark has more."""
+    ("What time is it now?", "计算 (3 + 4) * 5") has little of it; a remark has more."""
     known = " ".join([_texts(tool), *(v for found in values.values() for v in found)])
     vocabulary, lowered = set(tokens(known)), known.casefold()
     latin = [w for w in tokens(" ".join(LATIN.findall(text))) if w not in vocabulary and w not in lowered]
@@ -175,7 +175,7 @@ def _values(
 def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict[str, str]:
     """argument -> the words after one of its labels (its title and the tool's facts: "营销名",
     "marketing name"), where no longer label of another argument covers that place ("英文营销名" is not
-    "营销名"); after a change verb only what it changes to ("market name of X to Y": Y). A name in Latin
+    "营销名"); after a change verb only what it changes to ("market name for X to Y": Y). A name in Latin
     script under a label that names no field goes where the tool's facts say (`latin`)."""
     labels = {name: _labels(tool, name, spec) for name, spec in properties.items()}
     places = [
@@ -191,7 +191,7 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
         clause = reading.CLAUSE_END.split(text[end + link.end() :], 1)[0]  # type: ignore[union-attr]
         value = reading.changed_to(clause)
         if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
-            continue  # "the market name of CPH2451", "营销名改一下": whose name, or the change, not the name
+            continue  # "the market name for CPH2451", "营销名改一下": whose name, or the change, not the name
         value = value.strip()
         moved = facts(tool.name).latin.get(name)
         if moved and not reading.CJK.search(value) and label not in EXPLICIT and moved not in values:

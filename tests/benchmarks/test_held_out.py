@@ -1,0 +1,53 @@
+"""Held-out means held out (benchmarks/held_out.py): no held-out prompt, nor a distinctive phrase of one,
+is in what the embedded demo plans from; and the check finds a copy planted there."""
+
+import pytest
+
+from benchmarks import held_out
+from benchmarks.eval_spec import PARTS, part
+
+FACTS = "app/models/embedded/facts.py"
+
+
+def test_no_held_out_prompt_or_phrase_of_one_is_in_the_demo() -> None:
+    found = held_out.leaks(held_out.demo_sources())
+    said = [f"{leak.part}: {leak.prompt!r} in {leak.where}: {leak.phrase!r}" for leak in found]
+    assert not found, "\n".join(said)
+
+
+def planted(text: str) -> dict[str, str]:
+    """The demo's sources with `text` added to its worked examples."""
+    sources = held_out.demo_sources()
+    sources[FACTS] += f"\nEXAMPLE = {text!r}\n"
+    return sources
+
+
+@pytest.mark.parametrize("name", [name for name in PARTS if name != "tuned"])
+def test_a_held_out_prompt_copied_into_the_demo_is_found(name: str) -> None:
+    prompt = max(part(name), key=lambda spec: len(held_out.runs(spec.text))).text
+    found = held_out.leaks(planted(prompt))
+    assert {(leak.part, leak.prompt, leak.where) for leak in found} >= {(name, prompt, FACTS)}
+
+
+@pytest.mark.parametrize(
+    ("phrase", "prompt"),
+    [
+        ("查查 XY1234 录入了没有", "帮我查查 V2309A 录入了没有"),  # another code, the same phrasing
+        ("it needs to go into the db", "New device code SM-S9210 needs to go into the db"),
+        ("太感谢了", "太感谢了，帮大忙了"),  # four characters of a nine-character prompt
+    ],
+)
+def test_a_phrase_of_a_held_out_prompt_is_found_with_other_values(phrase: str, prompt: str) -> None:
+    found = held_out.leaks(planted(phrase))
+    assert prompt in {leak.prompt for leak in found if leak.where == FACTS}
+
+
+def test_a_tuned_prompt_or_a_generic_phrase_is_no_leak() -> None:
+    assert held_out.leaks(planted("数据库里有 RMX3371 吗？ 计算 (3 + 4) * 5 CPH2451 的营销名")) == []
+
+
+def test_each_generic_phrase_is_one_some_held_out_prompt_shares() -> None:
+    """An entry no held-out prompt shares allows nothing: it goes."""
+    held = set().union(*(held_out.runs(s.text) for name in PARTS if name != "tuned" for s in part(name)))
+    unused = [phrase for phrase in held_out.GENERIC if not held_out.runs(phrase) & held]
+    assert not unused
