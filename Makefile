@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test test-core lint bench postgres fuzz conformance eval security security-venv phoenix chromium \
+.PHONY: install run test test-core lint bench postgres fuzz conformance eval security security-venv phoenix chromium curl \
 	trace-screenshot page-screenshots docs
 
 install: $(STAMP)
@@ -25,7 +25,7 @@ run: install
 # more processes than cores pay; each idle process takes the next test (worksteal).
 TEST_JOBS ?= 4
 
-test: install postgres security-venv phoenix chromium
+test: install postgres security-venv phoenix chromium curl
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal
 
 # The core's tests (tests/agent/) alone: no PostgreSQL, browser, trace store, local model or AgentDojo.
@@ -55,6 +55,11 @@ chromium:
 	@{ command -v chromium && fc-list :lang=zh family | grep -q . && fc-list | grep -qi emoji; } >/dev/null 2>&1 || \
 		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 			chromium fonts-noto-cjk fonts-noto-color-emoji; }
+
+# curl, which the README's calls of the served agent use (its test runs them as written).
+curl:
+	@command -v curl >/dev/null 2>&1 || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends curl; }
 
 # The docs' pictures of the chat page (中文 and English, desktop and phone width), from its tests.
 SCREENSHOTS := docs/assets/screenshots

@@ -135,17 +135,21 @@ def test_a_pattern_written_to_backtrack_refuses_the_value_instead_of_hanging():
     assert answer["ok"] is False and "could not be checked" in answer["error"]
 
 
-def test_a_changed_definition_is_not_approved_by_yes_and_a_template_captures_nothing(tmp_path, fake_llm):
-    """`-m --yes` with the misbehaving server: its tools are new (untrusted): --yes approves none, so the
-    model is offered none. And /read of a URI two servers' templates fit names both, reads neither."""
-    (tmp_path / "mcp_servers.json").write_text(
-        json.dumps({"mcpServers": {"bad": {"command": BAD.command, "args": BAD.args}}})
-    )
+def test_a_changed_definition_is_not_approved_by_yes(tmp_path, fake_llm):
+    """The person approved the misbehaving server's tools in an earlier chat; now `morph` comes with another
+    definition. `-m --yes` approves no changed definition: the model is offered `echo`, as approved, and
+    not `morph`, and the person is told what changed."""
+    with McpToolset([BAD], ToolRegistry(), tmp_path, print) as mcp:
+        mcp.sync(lambda server, lines: True)  # the earlier chat: the person said yes to every tool
+    morphed = {"command": BAD.command, "args": BAD.args, "env": {"MORPHED": "1"}}
+    (tmp_path / "mcp_servers.json").write_text(json.dumps({"mcpServers": {"bad": morphed}}))
     fake_llm.default = obedient([])
-    done = run_main("-m", "hello", "--yes", cwd=tmp_path, env=clean_env(LLM_BASE_URL=fake_llm.url))
+    env = clean_env(LLM_BASE_URL=fake_llm.url, AUDIT_LOG=str(tmp_path / "audit.jsonl"))
+    done = run_main("-m", "hello", "--yes", cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
-    assert "offers" in done.stderr and "refused" in done.stderr
-    assert not any(t["function"]["name"].startswith("bad__") for t in fake_llm.requests[0].get("tools", []))
+    offered = {t["function"]["name"] for t in fake_llm.requests[0].get("tools", [])}
+    assert "bad__echo" in offered and "bad__morph" not in offered, offered
+    assert "bad__morph changed: description" in done.stderr
 
 
 def test_reading_a_resource_needs_the_one_server_that_has_it(tmp_path):

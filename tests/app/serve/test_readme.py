@@ -60,8 +60,8 @@ def test_the_python_example_prints_what_the_page_shows(agent, fake_llm):
         ]
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
+    assert shutil.which("curl"), "curl is missing: `make test` installs it (make curl)"
     bash = [code for lang, code in every_block() if lang == "bash"]
     calls = [code for code in bash if "curl -s http://127.0.0.1:8080" in code]
     assert len(calls) >= 2  # one in each language
