@@ -55,7 +55,7 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     if name == "calculator":
         from app.models.embedded.reading import arithmetic
 
-        return [(name, {"expression": arithmetic(spec.text)})]
+        return [(name, {"expression": arithmetic(spec.text) or _two_numbers(spec)})]
     if name == "current_time":
         from tools.current_time import CITIES
 
@@ -129,3 +129,14 @@ def _in_chinese(data: dict[str, Any]) -> str:
     if "model" in data:
         return f"好的：{data['model']}（{data.get('marketName')}，{data.get('marketNameEn') or ''}）。"
     return f"结果：{data.get('result')}。"
+
+
+def _two_numbers(spec: Spec) -> str:
+    """Words the demo's reader has no rule for ("3 phones at 2499 each"): the ideal call is the operation on
+    two of the prompt's numbers that gives the result the answer must state."""
+    numbers = re.findall(r"\d+(?:\.\d+)?", spec.text)
+    for a, b in ((a, b) for a in numbers for b in numbers if a is not b):
+        for sign in "+-*/":
+            if float(b) and abs(eval(f"{a} {sign} {b}") - (spec.result or 0)) < 1e-9:  # noqa: S307 (digits)
+                return f"{a} {sign} {b}"
+    raise ValueError(f"no operation on two numbers of {spec.text!r} gives {spec.result}")
