@@ -1,6 +1,7 @@
 """Approvals over HTTP: a call that needs the person's confirmation pauses the turn (the registry's
 confirm raises AwaitingApproval), the answer asks them about that exact call, and their next message —
-yes or no, or an AG-UI resume — approves or refuses it, within APPROVAL_SECONDS.
+yes or no, or an AG-UI resume — approves or refuses it, within its lifetime (SERVE_APPROVAL_SECONDS,
+10 minutes).
 
 An approval is bound to the call, its tool and its exact arguments, and is used once: `confirm` agrees
 only to the call it names, and only while the turn that resumes it runs (a context variable of that
@@ -58,17 +59,19 @@ class Approval:
     run_id: str
     expires_at: float
     kind: str = APPROVE
+    seconds: float = APPROVAL_SECONDS  # how long it stays open (SERVE_APPROVAL_SECONDS)
 
     @classmethod
-    def of(cls, waiting: AwaitingApproval, now: float) -> Approval:
+    def of(cls, waiting: AwaitingApproval, now: float, seconds: float = APPROVAL_SECONDS) -> Approval:
         return cls(
             "appr_" + secrets.token_hex(8),
             waiting.call_id,
             waiting.name,
             waiting.arguments,
             waiting.run_id,
-            now + APPROVAL_SECONDS,
+            now + seconds,
             RERUN if isinstance(waiting, OutcomeUnknown) else APPROVE,
+            seconds,
         )
 
     def to_json(self) -> str:
@@ -83,18 +86,22 @@ class Approval:
 
     def question(self) -> str:
         """What the answer says: the exact call, and how to approve or refuse it."""
-        minutes = round(APPROVAL_SECONDS / 60)
+        zh, en = (
+            (f"{round(self.seconds / 60)} 分钟", f"{round(self.seconds / 60)} minutes")
+            if self.seconds >= 60
+            else (f"{self.seconds:g} 秒", f"{self.seconds:g} seconds")
+        )
         if self.kind == RERUN:
             return (
                 f"服务器中断时 {self.call()} 正在运行：它可能已经执行，也可能没有。要再运行一次吗？"
-                f"回复“同意”再运行，或“拒绝”不再运行（{minutes} 分钟内有效）。\n"
+                f"回复“同意”再运行，或“拒绝”不再运行（{zh}内有效）。\n"
                 f"{self.call()} was running when the server stopped: it may or may not have run. Run it "
-                f"again? Reply “yes” to run it again or “no” to leave it (valid for {minutes} minutes)."
+                f"again? Reply “yes” to run it again or “no” to leave it (valid for {en})."
             )
         return (
-            f"需要你的批准才能运行 {self.call()}。回复“同意”运行它，或“拒绝”（{minutes} 分钟内有效）。\n"
+            f"需要你的批准才能运行 {self.call()}。回复“同意”运行它，或“拒绝”（{zh}内有效）。\n"
             f"Approval needed to run {self.call()}. Reply “yes” to run it or “no” to refuse "
-            f"(valid for {minutes} minutes)."
+            f"(valid for {en})."
         )
 
     def expires_iso(self) -> str:

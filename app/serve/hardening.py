@@ -46,7 +46,8 @@ class HeaderDeadline(H11Protocol):
 
 def uvicorn_options(max_connections: int) -> dict[str, Any]:
     """The worker's uvicorn settings for the rules above."""
-    return {"http": HeaderDeadline, "limit_concurrency": max_connections, "timeout_keep_alive": 5}
+    # uvicorn counts the connection asking among those it holds: one more, so `max_connections` are served
+    return {"http": HeaderDeadline, "limit_concurrency": max_connections + 1, "timeout_keep_alive": 5}
 
 
 class AnswerHeaders:

@@ -28,13 +28,16 @@ class ServeLimits:
     body_seconds: float = 10.0  # for the whole request body to arrive
     send_seconds: float = 30.0  # for a client to take one piece of a streamed answer
     turn_seconds: float = 120.0  # the model's deadline for a turn
+    approval_seconds: float = 600.0  # how long a call waits for the person's approval
 
     @classmethod
     def of(cls, serving: ServeSettings, turn_seconds: float) -> ServeLimits:
         return cls(
             requests_per_minute=serving.serve_requests_per_minute,
             runs_per_user=serving.serve_runs_per_user,
+            send_seconds=serving.serve_send_seconds,
             turn_seconds=turn_seconds,
+            approval_seconds=serving.serve_approval_seconds,
         )
 
     def count(self, db: Cursor, user: str, now: float) -> None:

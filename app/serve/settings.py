@@ -26,8 +26,14 @@ class ServeSettings(BaseSettings):
     serve_runs_per_user: int = Field(4, ge=1, validation_alias="SERVE_RUNS_PER_USER")
     """Turns of one user that may run at once, across all workers (more: 429 with Retry-After)."""
 
+    serve_approval_seconds: float = Field(600.0, gt=0, validation_alias="SERVE_APPROVAL_SECONDS")
+    """How long the person's approval of a call stays open (answered later: the call is not run)."""
+
     serve_max_connections: int = Field(256, ge=1, validation_alias="SERVE_MAX_CONNECTIONS")
     """Connections one worker holds at once (more: 503)."""
+
+    serve_send_seconds: float = Field(30.0, gt=0, validation_alias="SERVE_SEND_SECONDS")
+    """Seconds a client may take to read one piece of a streamed answer (longer: the stream is dropped)."""
 
     serve_allowed_hosts: str = Field("", validation_alias="SERVE_ALLOWED_HOSTS")
     """Host names a request may name, comma-separated (another: 400); empty: any."""

@@ -201,7 +201,7 @@ class Turns:
                 lost.told = journal.seq - 1  # its client was told the messages before: not again
                 raise
             except AwaitingApproval as waiting:
-                pending = Approval.of(waiting, self.clock())
+                pending = Approval.of(waiting, self.clock(), self.limits.approval_seconds)
                 bridge.put(Text(pending.question()))
                 return self._finished(conversation, pending.question(), pending, journal)
         return self._finished(conversation, answer, None, journal)
