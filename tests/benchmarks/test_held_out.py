@@ -1,10 +1,13 @@
 """Held-out means held out (benchmarks/held_out.py): no held-out prompt, nor a distinctive phrase of one,
 is in what the embedded demo plans from; and the check finds a copy planted there."""
 
+import subprocess
+
 import pytest
 
 from benchmarks import held_out
 from benchmarks.eval_spec import PARTS, part
+from tests.conftest import ROOT
 
 FACTS = "app/models/embedded/facts.py"
 
@@ -51,3 +54,15 @@ def test_each_generic_phrase_is_one_some_held_out_prompt_shares() -> None:
     held = set().union(*(held_out.runs(s.text) for name in PARTS if name != "tuned" for s in part(name)))
     unused = [phrase for phrase in held_out.GENERIC if not held_out.runs(phrase) & held]
     assert not unused
+
+
+@pytest.mark.parametrize("name", [name for name in PARTS if name != "tuned"])
+def test_a_held_out_file_is_never_edited(name: str) -> None:
+    """Its history is one commit (the one that made it a data file, the prompts unchanged), and the working
+    copy is that commit's."""
+    path = f"benchmarks/prompts/{PARTS[name]}"
+    log = subprocess.run(["git", "log", "--format=%h", "--", path], cwd=ROOT, capture_output=True, text=True)
+    assert log.returncode == 0, log.stderr
+    assert len(log.stdout.split()) == 1, f"{path} was edited: {log.stdout.split()}"
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", path], cwd=ROOT)
+    assert changed.returncode == 0, f"{path} has changes not committed"

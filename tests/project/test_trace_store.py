@@ -240,8 +240,14 @@ def test_the_served_agent_continues_the_traceparent_of_a_request(tmp_path, fake_
             timeout=60,
         )
         assert answer.json()["choices"][0]["message"]["content"] == "Added CPH2411.", answer.text
-    # the request's span ends last, after the turn's, and may come in a later batch
-    trace = Trace(trace_store.spans("served", trace_id, at_least=8, having=("POST /v1/chat/completions",)))
+    # the spans come batch by batch (the request's ends last): wait for every one read below
+    names = (
+        "POST /v1/chat/completions",
+        "invoke_agent tool-use-agent",
+        f"execute_tool {ADD}",
+        "POST /api/models",
+    )
+    trace = Trace(trace_store.spans("served", trace_id, at_least=8, having=names))
     request = trace.one("POST /v1/chat/completions")
     turn = trace.one("invoke_agent tool-use-agent")
     assert request["parent_id"] == caller and trace.parent(request) is None  # the caller's is not ours

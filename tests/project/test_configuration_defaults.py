@@ -1,0 +1,48 @@
+"""docs/configuration's table gives each setting's default; where it is a number, or a word like `wrapper`, it
+is the default the settings themselves hold (a default changed in the code and not in the docs fails here)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from pydantic_settings import BaseSettings
+
+from agent.config import Settings
+from app.serve.settings import ServeSettings
+from tests.conftest import ROOT
+
+ROW = re.compile(r"^\| (`[A-Z_]+`(?:[^|]*)) \| [^|]* \| ([^|]*) \|$", re.MULTILINE)
+
+
+def defaults(*kinds: type[BaseSettings]) -> dict[str, object]:
+    """Each setting's default, by the name it is read from."""
+    found = {}
+    for kind in kinds:
+        for field in kind.model_fields.values():
+            alias = field.validation_alias
+            names = [alias] if isinstance(alias, str) else list(getattr(alias, "choices", []))
+            for name in names:
+                found[str(name)] = field.default
+    return found
+
+
+@pytest.mark.parametrize("page", ["configuration.en.md", "configuration.md"])
+def test_each_default_the_table_gives_is_the_settings_default(page: str) -> None:
+    held = defaults(Settings, ServeSettings)
+    checked = []
+    for names, given in ROW.findall((ROOT / "docs" / page).read_text(encoding="utf-8")):
+        variables = re.findall(r"`([A-Z_]+)`", names.split("|")[0])
+        values = re.findall(r"`([^`]+)`", given)
+        if len(values) != len(variables) or not all(v in held for v in variables):
+            continue  # a default in words ("the OS user"), or one of a wing the table only describes
+        for variable, value in zip(variables, values, strict=True):
+            default = held[variable]
+            if default is None:
+                continue  # set by something else (TURN_SECONDS: the model's own), as the table says
+            same = float(value) == default if isinstance(default, int | float) else value == str(default)
+            assert same, f"{page}: {variable} is {default!r} in the code, {value!r} in the table"
+            checked.append(variable)
+    assert {"SERVE_MAX_CONNECTIONS", "SERVE_RUNS_PER_USER", "SERVE_PEER_SECONDS", "LLM_TIMEOUT"} <= set(
+        checked
+    )
