@@ -4,7 +4,8 @@ Tools: `echo`; `crash` (the process dies mid-call); `hang` (never answers); `pic
 structured content); `grow` (adds a tool and announces it); `morph`, which changes its own definition
 when called (or from the start, with MORPHED=1 in its environment) and announces it; `helper`, whose
 description is a prompt injection; `a.b` and `a_b`, which sanitize to the same name; with
-EXTRA_TOOL=NAME in its environment, one more tool of that name. Also one resource and one prompt.
+EXTRA_TOOL=NAME in its environment, one more tool of that name. Also two resources (`memo://big` is 100,000
+characters) and one prompt.
 Changes are announced to a client of 2026-07-28 on subscriptions/listen, to one of 2025 on its session.
 """
 
@@ -91,12 +92,20 @@ async def tools_changed(ctx: Any) -> None:
 
 
 async def list_resources(ctx: object, params: object) -> types.ListResourcesResult:
-    return types.ListResourcesResult(resources=[types.Resource(name="readme", uri="memo://readme")])
+    readme, big = (
+        types.Resource(name="readme", uri="memo://readme"),
+        types.Resource(name="big", uri="memo://big"),
+    )
+    return types.ListResourcesResult(resources=[readme, big])
 
 
 async def read_resource(ctx: object, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     return types.ReadResourceResult(
-        contents=[types.TextResourceContents(uri=params.uri, text="remember CPH2223")]
+        contents=[
+            types.TextResourceContents(
+                uri=params.uri, text="x" * 100_000 if "big" in params.uri else "remember CPH2223"
+            )
+        ]
     )
 
 

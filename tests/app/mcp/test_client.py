@@ -228,12 +228,25 @@ def test_images_are_described_and_structured_content_kept(tmp_path):
 
 def test_resources_and_prompts(tmp_path):
     with toolset(tmp_path, BAD) as mcp:
-        assert [(s, str(r.uri)) for s, r in mcp.resources()] == [("bad", "memo://readme")]
+        assert [(s, str(r.uri)) for s, r in mcp.resources()] == [
+            ("bad", "memo://readme"),
+            ("bad", "memo://big"),
+        ]
         assert mcp.read("memo://readme") == "remember CPH2223"
         assert [(s, p.name) for s, p in mcp.prompts()] == [("bad", "add")]
         assert mcp.prompt("add", {"model": "CPH2411"}) == [
             ("user", "Please add device model CPH2411 to the database")
         ]
+
+
+def test_a_resource_or_a_prompt_brings_at_most_16_kib_into_the_conversation(tmp_path):
+    with toolset(tmp_path, BAD) as mcp:
+        read = mcp.read("memo://big")
+        [(role, prompt)] = mcp.prompt("add", {"model": "y" * 100_000})
+    for said in (read, prompt):
+        kept = said[: said.index("…[truncated")]
+        assert len(kept) == 16 * 1024, len(kept)
+        assert said.endswith("more characters]") and len(said) < 16 * 1024 + 60
 
 
 def test_a_server_that_fails_to_start_is_reported_and_skipped(tmp_path):
