@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -85,6 +86,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 @pytest.fixture
 def fresh(site: Site) -> Site:
+    """The site once no turn of an earlier test runs (one that goes on after its page closed would take this
+    test's scripted replies), with no reply left in the script."""
+    give_up_at = time.monotonic() + 60
+    while site.agent.query("SELECT id FROM conversations WHERE state = 'running'"):
+        assert time.monotonic() < give_up_at, "a turn of an earlier test is still running"
+        time.sleep(0.1)
     site.llm.script.clear()
     return site
 
@@ -399,6 +406,7 @@ def test_screenshots(browser, fresh, tmp_path, locale, width):
         streamed(tool_calls(call(ADD, {"model": "CPH2237"}, "call_s1"))),
         streamed(text("已添加 **CPH2237**。" if zh else "Added **CPH2237**.")),
         streamed(tool_calls(call(DELETE, {"model": "PDEM10"}, "call_s2"))),
+        streamed(text("OK, kept.")),  # after the refusal
     )
     page = open_page(browser, fresh.url, locale, PHONE if width == "phone" else DESKTOP)
     sign_in(page, fresh.keys["alice"])
@@ -413,6 +421,7 @@ def test_screenshots(browser, fresh, tmp_path, locale, width):
     if os.environ.get("PAGE_SCREENSHOTS"):
         shutil.copyfile(path, ROOT / os.environ["PAGE_SCREENSHOTS"] / path.name)
     page.locator(".approval .refuse").click()  # leave the row, and the conversation answered
+    expect(answers(page).last).to_contain_text("OK, kept.")  # the turn ends here, not in the next test
     close(page)
 
 
