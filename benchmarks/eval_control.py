@@ -4,7 +4,9 @@ messages). It shows the scorer can reach 100%; it knows each prompt's spec, whic
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,6 +14,8 @@ from typing import Any
 
 from benchmarks import scripted_llm
 from benchmarks.eval_spec import Spec, all_specs
+
+OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
 
 BY_TEXT = {spec.text: spec for spec in all_specs()}
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -135,8 +139,8 @@ def _two_numbers(spec: Spec) -> str:
     """Words the demo's reader has no rule for ("3 phones at 2499 each"): the ideal call is the operation on
     two of the prompt's numbers that gives the result the answer must state."""
     numbers = re.findall(r"\d+(?:\.\d+)?", spec.text)
-    for a, b in ((a, b) for a in numbers for b in numbers if a is not b):
-        for sign in "+-*/":
-            if float(b) and abs(eval(f"{a} {sign} {b}") - (spec.result or 0)) < 1e-9:  # noqa: S307 (digits)
+    for a, b in itertools.permutations(numbers, 2):
+        for sign, operation in OPERATIONS.items():
+            if float(b) and abs(operation(float(a), float(b)) - (spec.result or 0)) < 1e-9:
                 return f"{a} {sign} {b}"
     raise ValueError(f"no operation on two numbers of {spec.text!r} gives {spec.result}")
