@@ -24,7 +24,7 @@ BAD = ServerConfig(
     name="bad",
     command=sys.executable,
     args=[str(ROOT / "tests" / "support" / "mcp_misbehaving_server.py")],
-    timeout=5,
+    timeout=20,  # its start, a Python process importing the SDK, on a loaded machine
 )
 
 
