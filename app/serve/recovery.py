@@ -17,6 +17,7 @@ its conversation, not in DBOS.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -39,7 +40,7 @@ class Heartbeat:
         self.db, self.executor, self.peer_seconds, self.version = db, executor, peer_seconds, version
         self.here = machine()
         self.stopped = threading.Event()
-        self.pruned_at = 0.0
+        self.pruned_at = -math.inf  # the first prune runs at once, however long ago the machine started
 
     def start(self) -> None:
         """Keep saying this executor lives, and, in a thread of their own (never delaying a beat),

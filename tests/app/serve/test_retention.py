@@ -3,6 +3,7 @@ the workflows that ended before then, and deletes exactly those, at most once an
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import datetime
 
@@ -28,7 +29,7 @@ def test_workflows_that_ended_over_7_days_ago_are_deleted_once_an_hour(monkeypat
     dbos = Workflows()
     monkeypatch.setattr(recovery, "DBOS", dbos)
     heartbeat = recovery.Heartbeat.__new__(recovery.Heartbeat)  # the prune needs none of its database
-    heartbeat.pruned_at = 0.0
+    heartbeat.pruned_at = -math.inf  # as a new heartbeat starts: monotonic() may be under an hour
     heartbeat.prune()
     heartbeat.prune()  # within the hour: nothing asked again
     [query] = dbos.asked
