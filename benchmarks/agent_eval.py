@@ -44,7 +44,11 @@ from devicedb.server import BackgroundService
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("add", "normalize", "query", "list")
-NO_TOOL = ("chat", "smalltalk", "delete", "greeting", "identity", "thanks", "offtopic", "capabilities")
+JOBS = (*CORE, "count", "update")  # what the device job asks: add, look up, list, count, change a name
+NO_TOOL = (
+    *("chat", "smalltalk", "delete", "greeting", "identity", "thanks", "offtopic", "capabilities"),
+    *("cannot", "ask"),
+)
 # The prompts each part must pass on the embedded model, as docs/embedded states them: the figure measured
 # after the held-out phrasings left the demo, less one where the 135M model's own words are scored.
 FLOORS = {
@@ -120,17 +124,26 @@ def score(spec: Spec, seconds: float, answer: str, audit: list[dict], found: set
 def rows_verdict(spec: Spec, found: set[tuple]) -> tuple[bool, bool]:
     """(the database holds what a correct turn leaves, it holds a row nobody asked for or lost one)"""
     by_code = {row[0]: row for row in found}
-    updated = dict(spec.updates)
+    updated = {change[0]: change[1:] for change in spec.updates}
     seeded = {(code, name, None) for code, name in spec.seed.items() if code not in updated}
-    added = {normalize_code(code) or code: name for code, name in spec.rows}
+    added = {normalize_code(str(row[0])) or str(row[0]): row[1:] for row in spec.rows}
     kept = {c for c, _, _ in seeded} | updated.keys()
     wrong = not seeded <= found or bool(by_code.keys() - kept - added.keys())
     right = all(
-        code in by_code
-        and (by_code[code][1:] == (DEFAULT_MARKET_NAME, None) if name is None else name in by_code[code][1:])
-        for code, name in [*added.items(), *updated.items()]
+        code in by_code and _holds(by_code[code][1:], expected, code in updated)
+        for code, expected in [*added.items(), *updated.items()]
     )
     return right and not wrong and len(found) == len(kept) + len(added), wrong
+
+
+def _holds(names: tuple, expected: tuple, changed: bool) -> bool:
+    """Do a row's (marketName, marketNameEn) hold what the spec expects? One name: in either column (none
+    given: the default and no English name). A column and a value: that column. Two names: each column."""
+    if len(expected) == 2 and changed:
+        return names[0 if expected[0] == "marketName" else 1] == expected[1]
+    if len(expected) == 2:
+        return names == (expected[0] or DEFAULT_MARKET_NAME, expected[1])
+    return names == (DEFAULT_MARKET_NAME, None) if expected[0] is None else expected[0] in names
 
 
 # Held-out parts whose phrasings were copied into the demo while it was tuned on them: the commit since which
@@ -173,6 +186,12 @@ def _report_part(outcomes: list[Outcome], label: str) -> None:
     core = [o for o in outcomes if o.spec.kind in CORE]
     good = sum(o.verdict == "success" for o in core)
     print(f"\nadd / normalize / query / list: {good}/{len(core)} = {good / max(1, len(core)):.0%} success")
+    jobs = [o for o in outcomes if o.spec.kind in JOBS]
+    good = sum(o.verdict == "success" for o in jobs)
+    share = good / max(1, len(jobs))
+    print(f"job prompts (and count, change a name): {good}/{len(jobs)} = {share:.0%} success")
+    looked = [o.spec.text for o in outcomes if o.spec.kind == "add" and "query_device_model" in o.attempted]
+    print(f"requests to add that ran a look-up: {looked or 'none'}")
     chatty = [o.spec.text for o in outcomes if o.spec.kind in NO_TOOL and o.attempted]
     print(f"chat and delete prompts that called a tool: {chatty or 'none'}")
     print(f"prompts that left wrong rows: {[o.spec.text for o in outcomes if o.wrong_rows] or 'none'}")

@@ -4,8 +4,10 @@ messages). It shows the scorer can reach 100%; it knows each prompt's spec, whic
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
+import math
 import operator
 import re
 from collections.abc import Iterator
@@ -14,8 +16,15 @@ from typing import Any
 
 from benchmarks import scripted_llm
 from benchmarks.eval_spec import Spec, all_specs
+from benchmarks.eval_truth import said_numbers
 
-OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv}
+
+def _power(base: float, exponent: float) -> float:
+    """A power the calculator would take; nan for one too large to be anyone's sum."""
+    return base**exponent if abs(exponent) <= 12 and abs(base) <= 10**6 else math.nan
+
+
+OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": _power}
 
 BY_TEXT = {spec.text: spec for spec in all_specs()}
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -48,18 +57,21 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
         return [(spec.tools[0], spec.arguments)]
     name = spec.tools[0]
     if name == "add_device_model":
-        return [
-            (name, {"model": code, **({"marketName": market} if market else {})})
-            for code, market in spec.rows
-        ]
-    if name == "update_market_name":
-        return [(name, {"model": code, _field(market): market}) for code, market in spec.updates]
+        return [(name, {"model": row[0], **_names(row[1:])}) for row in spec.rows]
+    if name == "update_market_name":  # one call per model, with each of its changes
+        changes: dict[str, dict[str, str]] = {}
+        for change in spec.updates:
+            changes.setdefault(change[0], {}).update(_names(change[1:]))
+        return [(name, {"model": code, **names}) for code, names in changes.items()]
     if name == "query_device_model":
-        return [(name, {"keyword": spec.says[0]})]
+        return [(name, {"keyword": _keyword(spec)})]
     if name == "calculator":
         from app.models.embedded.reading import arithmetic
 
-        return [(name, {"expression": arithmetic(spec.text) or _two_numbers(spec)})]
+        read = arithmetic(spec.text)
+        if read is None or not _close(_value(ast.parse(read, mode="eval").body), spec.result):
+            read = _two_numbers(spec)[1:-1]
+        return [(name, {"expression": read})]
     if name == "current_time":
         from tools.current_time import CITIES
 
@@ -69,12 +81,48 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     return [(name, {})]
 
 
-def _field(name: str) -> str:
-    return "marketName" if CJK.search(name) else "marketNameEn"
+def _keyword(spec: Spec) -> str:
+    """What the person looks up, as they wrote it: the end of two words or more of the sought model's
+    market name that their words hold ("Find X7" of "OPPO Find X7"), else a code (mistyped or not)."""
+    words = spec.seed.get(spec.says[0], "").split()
+    ends = [" ".join(words[i:]) for i in range(len(words) - 1)]
+    named = next((end for end in ends if end.casefold() in spec.text.casefold()), None)
+    code = re.search(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9-]{4,}", spec.text)
+    return named or (code[0] if code else spec.says[0])
+
+
+def _value(node: ast.AST) -> float:
+    """The value of an expression of numbers and + - * / (the demo reader's), by operator's functions."""
+    if isinstance(node, ast.BinOp):
+        sign = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}.get(type(node.op))
+        if sign is not None:
+            return OPERATIONS[sign](_value(node.left), _value(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_value(node.operand)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return float(node.value)
+    raise ValueError(f"not arithmetic: {ast.dump(node)}")
+
+
+def _close(value: float, wanted: float | None) -> bool:
+    return wanted is not None and abs(value - wanted) < 1e-6
+
+
+def _names(names: tuple) -> dict[str, str]:
+    """The name arguments of a spec's row or change: one name (its column told by its script), a column
+    and its value, or both columns."""
+    if len(names) == 1:
+        return {"marketName" if CJK.search(names[0]) else "marketNameEn": names[0]} if names[0] else {}
+    if names[0] in ("marketName", "marketNameEn"):
+        return {names[0]: names[1]}
+    columns = zip(("marketName", "marketNameEn"), names, strict=True)
+    return {column: value for column, value in columns if value}
 
 
 def words(spec: Spec) -> str:
     """The answer of a turn that calls no tool: what the spec asks it to say, or a greeting."""
+    if spec.kind == "ask":
+        return "你是要添加还是查询？" if spec.lang == "zh" else "Do you mean to add it or to look it up?"
     if spec.kind == "delete":
         return "这里不能删除。" if CJK.search(spec.text) else "I cannot delete here."
     if spec.lang:
@@ -98,6 +146,8 @@ def answer(envelope: dict[str, Any], spec: Spec) -> str:
         )
     if isinstance(data, dict) and "items" in data:
         codes = ", ".join(row["model"] for row in data["items"])
+        if data.get("didYouMean"):
+            return f"No model {spec.says[0]}; did you mean {', '.join(data['didYouMean'])}?"
         return (
             f"Found {data['total']}: {codes}."
             if data["total"]
@@ -126,6 +176,8 @@ def serving() -> Iterator[str]:
 
 
 def _in_chinese(data: dict[str, Any]) -> str:
+    if data.get("didYouMean"):
+        return f"没有这个机型；你是说 {'、'.join(data['didYouMean'])} 吗？"
     if "items" in data:
         return f"找到 {data['total']} 个：{'、'.join(row['model'] for row in data['items'])}。"
     if "datetime" in data:
@@ -136,11 +188,28 @@ def _in_chinese(data: dict[str, Any]) -> str:
 
 
 def _two_numbers(spec: Spec) -> str:
-    """Words the demo's reader has no rule for ("3 phones at 2499 each"): the ideal call is the operation on
-    two of the prompt's numbers that gives the result the answer must state."""
-    numbers = re.findall(r"\d+(?:\.\d+)?", spec.text)
-    for a, b in itertools.permutations(numbers, 2):
-        for sign, operation in OPERATIONS.items():
-            if float(b) and abs(operation(float(a), float(b)) - (spec.result or 0)) < 1e-9:
-                return f"{a} {sign} {b}"
-    raise ValueError(f"no operation on two numbers of {spec.text!r} gives {spec.result}")
+    """Words the demo's reader has no rule for ("3 phones at 2499 each", "15% of 2480"): the ideal call is
+    the shortest expression over the numbers the prompt says (`said_numbers`: its digits, and the 100 or 10
+    that a percentage or a discount implies) that gives the result the answer must state."""
+    said = said_numbers(spec.text)
+    pools = [(said * 2, size) for size in range(2, 5)]  # each at most twice: a rise is (b - a) / a * 100
+    pools.append(([*said, "100"] if "100" in said else said, 5))  # 899 * (100 - 30) / 100 - 50
+    for numbers, size in pools:
+        for chosen in dict.fromkeys(itertools.permutations(numbers, size)):
+            for value, written in _expressions(chosen):
+                if abs(value - (spec.result or 0)) < 1e-6:
+                    return written
+    raise ValueError(f"no operation on the numbers of {spec.text!r} gives {spec.result}")
+
+
+def _expressions(numbers: tuple[str, ...]) -> Iterator[tuple[float, str]]:
+    """(value, expression) of each way to combine `numbers`, in this order, with + - * / and parentheses."""
+    if len(numbers) == 1:
+        yield float(numbers[0]), numbers[0]
+        return
+    for cut in range(1, len(numbers)):
+        for left, a in _expressions(numbers[:cut]):
+            for right, b in _expressions(numbers[cut:]):
+                for sign, operation in OPERATIONS.items():
+                    if sign != "/" or right:
+                        yield operation(left, right), f"({a} {sign} {b})"

@@ -1,7 +1,8 @@
 """The evaluation's prompts as one kind of spec, whichever part they come from. Each part is a data file in
 `benchmarks/prompts/` (YAML, its header says what each key means): the tuned prompts (`tuned.yaml`), the
-held-out prompts (`heldout.yaml`), the held-out chat prompts (`chat_heldout.yaml`) and the held-out remarks
-(`remarks_heldout.yaml`, `_2`, `_3`). A key the scorer does not know is an error, not a silent default."""
+held-out prompts (`heldout.yaml`), the held-out chat prompts (`chat_heldout.yaml`), the held-out remarks
+(`remarks_heldout.yaml`, `_2`, `_3`) and the held-out people's prompts (`people_heldout.yaml`, `_2`). A key the
+scorer does not know is an error, not a silent default."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import yaml
 from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
+_COLUMNS = ("marketName", "marketNameEn")
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 
 # The parts, in the order the scorer reports them: part name -> its file in PROMPTS.
@@ -23,6 +25,8 @@ PARTS = {
     "remarks held-out": "remarks_heldout.yaml",
     "remarks held-out 2": "remarks_heldout_2.yaml",
     "remarks held-out 3": "remarks_heldout_3.yaml",
+    "people held-out": "people_heldout.yaml",
+    "people held-out 2": "people_heldout_2.yaml",
 }
 
 
@@ -33,7 +37,9 @@ class Spec:
     text: str
     tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
     seed: dict[str, str]
-    rows: tuple[tuple[str, str | None], ...] = ()  # rows a correct turn adds: (code as meant, market name)
+    # rows a correct turn adds: (code as meant, market name in either column), or (code as meant, marketName,
+    # marketNameEn), each column checked
+    rows: tuple[tuple[str | None, ...], ...] = ()
     says: tuple[str, ...] = ()
     says_one_of: tuple[str, ...] = ()
     never_says: tuple[str, ...] = ()
@@ -41,12 +47,17 @@ class Spec:
     zone: str | None = None  # time: the zone whose current date and hour the answer states
     arguments: dict[str, Any] = Field(default_factory=dict)  # the tuned part's ideal call, for the control
     lang: str | None = None  # the language the whole answer is in
-    updates: tuple[tuple[str, str], ...] = ()  # rows a correct turn changes: (code, market name afterwards)
+    # rows a correct turn changes: (code, market name afterwards, in either column) or (code, column, value)
+    updates: tuple[tuple[str, ...], ...] = ()
 
     @property
     def approves(self) -> bool:
         """Does the person ask for a change? (They approve exactly what they asked for.)"""
         return self.kind in ("add", "normalize", "delete", "update")
+
+    def names(self) -> list[str]:
+        """The market names the spec's rows and changes hold, as the person wrote them."""
+        return [n for row in (*self.rows, *self.updates) for n in row[1:] if n and n not in _COLUMNS]
 
 
 def part(name: str) -> list[Spec]:

@@ -35,6 +35,8 @@ def answer_problems(spec: Spec, answer: str, when: tuple[float, float]) -> list[
         problems.append(f"does not state {spec.result:g}")
     if spec.zone and not any(_states_time(answer, spec.zone, moment) for moment in when):
         problems.append(f"does not state the time in {spec.zone}")
+    if spec.kind == "ask" and not ("?" in answer or "？" in answer):
+        problems.append("asks no question")
     return problems + _language_problems(spec, answer)
 
 
@@ -45,7 +47,7 @@ def _language_problems(spec: Spec, answer: str) -> list[str]:
         return []
     rest = answer
     for name in sorted(
-        [*spec.seed.values(), *(n for _, n in spec.rows if n), *(n for _, n in spec.updates)],
+        [*spec.seed.values(), *spec.names()],
         key=len,
         reverse=True,
     ):
@@ -92,12 +94,28 @@ def ungrounded_arguments(text: str, audit: list[dict[str, Any]]) -> list[str]:
     return found
 
 
+_DIGITS = dict(zip("零一二两三四五六七八九", "01223456789", strict=True))
+_DISCOUNT = re.compile(r"([零一二两三四五六七八九\d]{1,2})\s*折")
+
+
+def said_numbers(text: str) -> list[str]:
+    """The numbers the words say: each number written, the 100 a percentage implies ("15%", "百分之",
+    "percent"), and a Chinese discount ("八五折", "9 折") as its digits and the 10 or 100 it is over."""
+    numbers = _NUMBER.findall(text)
+    if re.search(r"%|百分|percent", text, re.IGNORECASE):
+        numbers.append("100")
+    for found in _DISCOUNT.findall(text):
+        digits = "".join(_DIGITS.get(c, c) for c in found)
+        numbers += [digits, "10" if len(digits) == 1 else "100"]
+    return list(dict.fromkeys(numbers))
+
+
 def _from_words(text: str, tool: FunctionTool | None, name: str, value: Any) -> bool:
     spec = (tool.parameters.get("properties", {}) if tool else {}).get(name, {})
     if "default" in spec and value == spec["default"]:
         return True
     if isinstance(value, str) and _ARITHMETIC.match(value) and re.search(r"[-+*/]", value):
-        return set(_NUMBER.findall(value)) <= set(_NUMBER.findall(text))
+        return {float(n) for n in _NUMBER.findall(value)} <= {float(n) for n in said_numbers(text)}
     canonical = (lambda v: tool.canonical(name, v)) if tool else str
     return said_by_person(str(value), (text,), canonical)
 

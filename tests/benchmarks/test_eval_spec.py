@@ -13,6 +13,8 @@ SIZES = {
     "remarks held-out": 14,
     "remarks held-out 2": 24,
     "remarks held-out 3": 30,
+    "people held-out": 72,
+    "people held-out 2": 72,
 }
 
 
