@@ -36,6 +36,9 @@ class AddResult(ModelOut):
 class Page(BaseModel):
     items: list[ModelOut]
     total: int
+    # a search that matched nothing: the stored codes one edit (a character dropped, added, changed or two
+    # swapped) from the code searched for, which the person may have meant
+    didYouMean: list[str] = []
 
 
 class Deleted(BaseModel):

@@ -116,7 +116,8 @@ def add_reads(app: FastAPI, store: DeviceStore) -> None:
     ) -> Any:
         code = normalize_code(q)
         items, total = store.search(q, code or q, limit, offset)
-        return {"items": items, "total": total}
+        near = store.one_edit_from(code) if code and not total else []
+        return {"items": items, "total": total, **({"didYouMean": near} if near else {})}
 
 
 def _no_such_model(raw: str, code: str | None) -> JSONResponse:

@@ -21,6 +21,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz.distance import OSA
+
 from plumbing import sql
 from plumbing.sql import Cursor, Database, iso
 
@@ -166,11 +168,23 @@ class DeviceStore:
             ).fetchall()
         return [dict(r) for r in rows], total
 
+    def one_edit_from(self, code: str) -> list[str]:
+        """Stored codes one edit from `code` (a character dropped, added, changed, or two swapped), among
+        the first `NEAR_SCAN` codes of a length it could have, by code."""
+        with self.reading() as db:
+            rows = db.execute(
+                "SELECT model FROM models WHERE LENGTH(model) BETWEEN ? AND ? ORDER BY model "
+                f"LIMIT {NEAR_SCAN}",
+                (len(code) - 1, len(code) + 1),
+            ).fetchall()
+        return [r["model"] for r in rows if OSA.distance(code, r["model"], score_cutoff=1) <= 1][:NEAR_MOST]
+
     def count(self) -> int:
         with self.reading() as db:
             return db.execute("SELECT COUNT(*) AS n FROM models").fetchone()["n"]
 
 
+NEAR_SCAN, NEAR_MOST = 10_000, 5  # codes looked at for a near miss; near misses named
 _SEARCHED = ("model", '"marketName"', '"marketNameEn"')
 
 

@@ -92,6 +92,25 @@ def test_get_and_search(api):
     assert requests.get(api, params={"limit": 0}).status_code == 422
 
 
+def test_a_search_that_finds_nothing_names_the_codes_one_edit_away(api):
+    for model in ["RMX3085", "RMX3058", "CPH2437", "PJD110"]:
+        requests.post(api, json={"model": model})
+
+    def near(q: str) -> list[str] | None:
+        page = requests.get(api, params={"q": q}).json()
+        return page.get("didYouMean")
+
+    assert near("RMX385") == ["RMX3085"]  # a character dropped
+    assert near("rmx3805") == ["RMX3085"]  # two swapped, in any case
+    assert near("CPH2473") == ["CPH2437"]
+    assert near("PJD119") == ["PJD110"]  # one changed
+    assert near("PJD1100") == ["PJD110"]  # one added
+    assert near("RMX3085") is None  # found: nothing to suggest
+    assert near("RMX30") is None  # found as a part of codes
+    assert near("XYZ999") is None  # nothing near
+    assert near("CPH24") is None  # too far from any
+
+
 @pytest.mark.parametrize(
     "body, status, field, rule",
     [
