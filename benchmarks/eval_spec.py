@@ -1,8 +1,8 @@
 """The evaluation's prompts as one kind of spec, whichever part they come from. Each part is a data file in
 `benchmarks/prompts/` (YAML, its header says what each key means): the tuned prompts (`tuned.yaml`), the
 held-out prompts (`heldout.yaml`), the held-out chat prompts (`chat_heldout.yaml`), the held-out remarks
-(`remarks_heldout.yaml`, `_2`, `_3`) and the held-out people's prompts (`people_heldout.yaml`, `_2`). A key the
-scorer does not know is an error, not a silent default."""
+(`remarks_heldout.yaml`, `_2`, `_3`) and the held-out people's prompts (`people_heldout.yaml`, `_2`). A key
+the scorer does not know is an error, not a silent default."""
 
 from __future__ import annotations
 
