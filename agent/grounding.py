@@ -158,8 +158,10 @@ def words(text: str) -> list[re.Match[str]]:
 
 
 def _occurs(wanted: str, text: str) -> bool:
-    """`wanted` is in `text` from the start of a word to the end of one (both folded)."""
-    return bool(_WORD.fullmatch(wanted[0]) and _WORD.fullmatch(wanted[-1])) and _written(wanted, text)
+    """`wanted` is in `text` from the start of a word to the end of one, or to a "+" after one ("Pro+"),
+    both folded."""
+    last = wanted.rstrip("+")[-1:]
+    return bool(_WORD.fullmatch(wanted[0]) and last and _WORD.fullmatch(last)) and _written(wanted, text)
 
 
 def _written(wanted: str, text: str) -> bool:
