@@ -60,12 +60,13 @@ SAYS = {
         "README).",
     },
     "offtopic": {
-        "zh": "这个问题内置演示模型回答不了；要用真实模型，请设置 " + REAL_MODEL_ZH + "（见 README）。",
-        "en": "I can't answer that with the demo model; set " + REAL_MODEL + " for a real one "
-        "(see the README).",
+        "zh": "这个内置演示模型做不了，也回答不了：它只能管理机型数据库、做计算、查时间。"
+        "要用真实模型，请设置 " + REAL_MODEL_ZH + "（见 README）。",
+        "en": "The demo model can't do or answer that: it can only manage the device-model database, "
+        "calculate and tell the time. For a real model set " + REAL_MODEL + " (see the README).",
     },
 }  # fmt: skip
-MISSING = {"zh": "要{tool}，请告诉我{what}。", "en": "To {tool}, please tell me {what}."}
+MISSING = {"zh": "要{tool}，{what}是什么？", "en": "To {tool}, what is {what}?"}
 
 
 class Answerer:

@@ -10,8 +10,11 @@ said plainly. The facts of a row:
   Template fields come from the arguments and the result; a list field lists its items, each written
   by the `said_item` template.
 - labels: parameter -> the words that name it in a request ("营销名", "marketing name"), beyond its title.
-- latin: parameter -> where a name in Latin script goes instead, unless the person named the field.
 - one_of: arguments of which the request must give at least one (the host asks for the first).
+- named: script ("zh", "en") -> the parameter that takes a market name the person gave without naming
+  its field ("register RMX3998, the realme Neo 7"): the name's script decides.
+- cues: words of which a request must hold one for this tool to serve it (a city alone asks no time:
+  "成都冷不冷" is about the weather). A tool without cues is matched by its texts and values.
 - offered: False for a tool the demo host never runs (it removes: the host says it cannot instead).
 
 A labelled value that says it is not known yet (UNSET: "待定", "not decided") is left out.
@@ -27,8 +30,9 @@ class Facts(NamedTuple):
     said: dict[str, tuple[tuple[str, str], ...]] = {}
     said_item: str = ""
     labels: dict[str, tuple[str, ...]] = {}
-    latin: dict[str, str] = {}
     one_of: tuple[str, ...] = ()
+    cues: tuple[str, ...] = ()
+    named: dict[str, str] = {}
     offered: bool = True
 
 
@@ -53,11 +57,7 @@ NAME_LABELS = {
     "marketName": ("中文营销名", "营销名", "market name", "marketing name", "中文名", "Chinese name"),
     "marketNameEn": ("英文营销名", "English market name", "English marketing name", "英文名", "English name"),
 }
-EXPLICIT = (
-    "中文营销名",
-    "中文名",
-    "Chinese name",
-)  # the person names the Chinese field: the name stays there
+NAMED = {"zh": "marketName", "en": "marketNameEn"}
 WEEKDAYS = {
     "Monday": "星期一", "Tuesday": "星期二", "Wednesday": "星期三", "Thursday": "星期四",
     "Friday": "星期五", "Saturday": "星期六", "Sunday": "星期日",
@@ -81,7 +81,7 @@ FACTS: dict[str, Facts] = {
             ),
         },
         labels=NAME_LABELS,
-        latin={"marketName": "marketNameEn"},
+        named=NAMED,
     ),
     "update_market_name": Facts(
         examples=(
@@ -97,7 +97,7 @@ FACTS: dict[str, Facts] = {
             "en": (("", "Updated the market names of model {model} ({names})."),),
         },
         labels=NAME_LABELS,
-        latin={"marketName": "marketNameEn"},
+        named=NAMED,
         one_of=("marketName", "marketNameEn"),
     ),
     "query_device_model": Facts(
@@ -108,10 +108,12 @@ FACTS: dict[str, Facts] = {
         said={
             "zh": (
                 ("total", "数据库里有 {total} 个匹配 {keyword} 的机型：{items}。"),
+                ("didYouMean", "数据库里没有 {keyword}；你是说 {didYouMean} 吗？"),
                 ("", "数据库里没有匹配 {keyword} 的机型。"),
             ),
             "en": (
                 ("total", "The database has {total} model(s) matching {keyword}: {items}."),
+                ("didYouMean", "No model {keyword} is in the database; did you mean {didYouMean}?"),
                 ("", "No model matching {keyword} is in the database."),
             ),
         },
@@ -143,10 +145,14 @@ FACTS: dict[str, Facts] = {
             ("3 加 5 等于几？", {"expression": "3 + 5"}),
             ("What is 6 times 7?", {"expression": "6 * 7"}),
         ),
-        said={"zh": (("", "{expression} = {result}"),), "en": (("", "{expression} = {result}"),)},
+        said={"zh": (("", "计算结果：{expression} = {result}"),), "en": (("", "{expression} = {result}"),)},
     ),
     "current_time": Facts(
         examples=(("现在几点？", {}), ("What day is today?", {}), ("柏林现在几点", {"timezone": "柏林"})),
+        cues=(
+            *("几点", "时间", "几号", "日期", "星期", "周几", "礼拜几", "时区", "钟"),
+            *("time", "date", "day", "clock", "o'clock", "hour", "timezone", "weekday"),
+        ),
         said={
             "zh": (
                 ("placeZh", "现在是{placeZh}时间 {time}（{weekday}，{date}）。"),

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+
+from app.models.embedded import spelling
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 _EN = re.IGNORECASE
@@ -23,7 +27,7 @@ REMOVE = re.compile(
     rf"删|移除|去掉|清除|抹掉|\b(?:delete|remove|drop|erase|purge|get rid of){_INFLECTED}", _EN
 )
 CHANGE = re.compile(
-    r"改成|改为|换成|改一下|修改|更改|更新|改名|"
+    r"改成|改为|换成|改一下|修改|更改|更新|改名|设成|设为|设置为|填成|写成|"
     rf"\b(?:chang|change|set|renam|rename|updat|update|modif|modify|correct){_INFLECTED}",
     _EN,
 )
@@ -38,6 +42,11 @@ READ = re.compile(
 ASKS_HOW_THINGS_ARE = re.compile(
     r"吗|么|是否|有没有|有无|在不在|是不是|了没|哪|什么|多少|几|？|"
     r"^\s*(?:is|are|was|were|does|do|did|has|have|which|what|how)\b|\bwhether\b|\bexists?\b|\balready\b.*\?",
+    _EN,
+)
+HELD = re.compile(  # words of where a thing is kept: a statement of them says how things are ("X 在库里")
+    r"在库里|在数据库|库里有|已经有|已有|有了|存过|录过|"
+    r"\b(?:on file|in (?:the )?(?:db|database)|already|exists?)\b",
     _EN,
 )
 REQUEST = re.compile(
@@ -92,12 +101,21 @@ OPERATOR_WORDS = [  # longest first; what each becomes in an expression
     ("minus", "-"), ("over", "/"), ("×", "*"), ("÷", "/"), ("（", "("), ("）", ")"),
 ]  # fmt: skip
 _EXPRESSION = re.compile(r"[-+*/().\d\s]*\d[-+*/().\d\s]*")
-LABEL_LINKS = re.compile(r"^\s*(?:是|为|叫|:|：|=|is|called|named|of)?\s*", _EN)
+LABEL_LINKS = re.compile(r"^\s*(?:是|为|叫|:|：|=|->|→|=>|is|called|named|of)?\s*", _EN)
 CLAUSE_END = re.compile(r"[，。；;,!！?？\n]")
 
 
 def language(text: str) -> str:
-    return "zh" if CJK.search(text) else "en"
+    """The language of the message's own words, its frame: codes and market names aside, Chinese when its
+    Chinese (a word to a character and a half) is as long as its English ("帮我 add 一下 X"), else English
+    ("please register X, 营销名 真我 Neo")."""
+    if not CJK.search(text):
+        return "en"
+    frame = text
+    for value in [*names(text), *codes(text)]:
+        frame = frame.replace(value, " ")
+    chinese, english = len(CJK.findall(frame)) / 1.5, len(re.findall(r"[A-Za-z]+", frame))
+    return "zh" if chinese and chinese >= english else "en"
 
 
 def small_talk(text: str) -> str | None:
@@ -115,8 +133,11 @@ def asks_identity(text: str) -> bool:
 
 
 def asks_or_requests(text: str) -> bool:
-    """Is it a question or a request (something to answer), rather than a remark?"""
-    return bool(ASKS_HOW_THINGS_ARE.search(text) or REQUEST.search(text) or ASKS_FOR.search(text))
+    """Is it a question or a request (something to answer), rather than a remark? An English message that
+    starts with a verb of request (`cues.yaml`: "google …", "book me …") is a request."""
+    first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", text)
+    verb = bool(first and first[1].lower() in spelling.cues()["requests"])
+    return bool(ASKS_HOW_THINGS_ARE.search(text) or REQUEST.search(text) or ASKS_FOR.search(text) or verb)
 
 
 def remarks(text: str) -> bool:
@@ -143,7 +164,21 @@ def effect_asked(text: str) -> str:
     writes_first = write is not None and (look is None or write.start() < look.start())
     if writes_first and (not question or (request and look is None)):
         return "write"
+    states = not (question or _ends_asking(text) or HELD.search(text))  # a statement, not of what is kept
+    if proposes(text) and look is None and (request or states):
+        return "write"
     return "read"
+
+
+def proposes(text: str) -> bool:
+    """Does the message name a code with no arithmetic in it? In a request or a plain statement ("新机型
+    X 到了", "can you stick X in"), that is a proposal to add it: the person's confirmation, which every
+    write gets, is the check."""
+    return bool(codes(text)) and arithmetic(text) is None
+
+
+def _ends_asking(text: str) -> bool:
+    return text.rstrip().endswith(("?", "？"))
 
 
 def _starts_with_verb(text: str) -> bool:
@@ -152,20 +187,64 @@ def _starts_with_verb(text: str) -> bool:
     return bool(first and any(verb.fullmatch(first[1]) for verb in (WRITE, REMOVE, CHANGE)))
 
 
+# The words the reader looks for, for `spelling.normalized` to know them however they are typed; the first
+# four name what is to be done.
+CUE_PATTERNS = (REMOVE, CHANGE, WRITE, READ, ASKS_HOW_THINGS_ARE, REQUEST, CAPABILITIES, IDENTITY, ASKS_FOR)
+ACTS = CUE_PATTERNS[:4]
+
+
 def asks_capabilities(text: str) -> bool:
     return bool(CAPABILITIES.search(text))
 
 
 def codes(text: str) -> list[str]:
     """Codes as the person wrote them: letters and digits, both, at least three; a hyphen always joins
-    groups, a space joins groups that look like parts of a code (upper case, or with a digit)."""
+    groups, a space joins groups that look like parts of a code (upper case, or with a digit). Words of a
+    market name (`names`: "vivo X100s") are no code."""
     found = []
+    text = _brand_names().sub(" ", text)  # a market name, or a brand alone ("OPPO CPH2437")
     for run in _CODE_RUN.findall(text):
         for piece in _code_pieces(run):
             plain = re.sub(r"[- ]", "", piece)
             if len(plain) >= 3 and re.search(r"\d", plain) and re.search(r"[A-Za-z]", plain):
                 found.append(piece)
     return list(dict.fromkeys(found))
+
+
+def names(text: str) -> list[str]:
+    """Market names as the person wrote them: a brand or series word (`cues.yaml`) and the words that follow
+    it, each capitalized or with a digit ("vivo X100 Pro", "一加 12", "OPPO Find X7", not "vivo in the db");
+    a brand alone is no name."""
+    found = (m[0].strip() for m in _brand_names().finditer(text))
+    return [name for name in found if not _brand_alone(name)]
+
+
+def _brand_alone(name: str) -> bool:
+    return name.casefold() in {b.casefold() for b in spelling.cues()["brands"]}
+
+
+def cannot_serve(text: str) -> bool:
+    """Does the message ask for something the demo has no tool for (`cues.yaml`: the weather, a search,
+    a translation, a poem, ...)?"""
+    return _cannot().search(text) is not None
+
+
+@cache
+def _brand_names() -> re.Pattern[str]:
+    brands = "|".join(re.escape(b) for b in sorted(spelling.cues()["brands"], key=len, reverse=True))
+    code = r"(?:[A-Za-z]{3,}\d{3,}|[A-Za-z]\d{4}[A-Za-z]|\d{4,}[A-Za-z])[A-Za-z0-9]*(?![A-Za-z0-9])"
+    # a name's words: capitalized, or with a digit ("Find X7", "Mate 60 Pro", "S24+"), never a code's part
+    latin = r"(?:[A-Z0-9][A-Za-z0-9+]*|[a-z]+\d[A-Za-z0-9+]*)"
+    word = rf"(?!{code})(?![A-Za-z0-9]+-){latin}(?![A-Za-z0-9])"
+    return re.compile(rf"(?<![A-Za-z0-9])(?i:{brands})(?![a-z])(?:\s*{word})*")
+
+
+@cache
+def _cannot() -> re.Pattern[str]:
+    words = sorted(spelling.cues()["cannot"], key=len, reverse=True)
+    latin = "|".join(re.escape(w) for w in words if not CJK.search(w))
+    chinese = "|".join(re.escape(w) for w in words if CJK.search(w))
+    return re.compile(rf"{chinese}|(?<![A-Za-z])(?:{latin})(?![A-Za-z])", re.IGNORECASE)
 
 
 def _code_pieces(run: str) -> list[str]:
@@ -179,16 +258,73 @@ def _code_pieces(run: str) -> list[str]:
     return [" ".join(piece) for piece in pieces if piece]
 
 
+_NUM = r"\d+(?:\.\d+)?"
+_CN_DIGITS = dict(zip("一二两三四五六七八九", "1223456789", strict=True))
+PERCENT_WORDS: list[
+    tuple[str, str | Callable[[re.Match[str]], str]]
+] = [  # share or discount -> sum, in order
+    (r"百分之\s*(" + _NUM + r")", r"\1%"),
+    (r"(?:打\s*)?([一二两三四五六七八九\d]{1,2})\s*折", lambda m: _discount(m[1])),
+    (rf"({_NUM})\s*%\s*(?:off|discount)\s*(?:of|on)?\s*\$?({_NUM})", r"(\2 * (100 - \1) / 100)"),
+    (rf"({_NUM})([^\d%]{{0,24}}?)({_NUM})\s*%\s*(?:off|discount)", r"(\1 * (100 - \3) / 100)\2"),
+    (rf"({_NUM})\s*%\s*(?:of|of the|的)\s*\$?({_NUM})", r"(\1 / 100 * \2)"),
+    (rf"({_NUM})\s*(?:的|of)\s*({_NUM})\s*%", r"(\1 * \2 / 100)"),
+    (rf"({_NUM})\s*%", r"(\1 / 100)"),
+]
+
+
+def _discount(digits: str) -> str:
+    """八折 is 80% of the price, 八五折 85%, 9 折 90%: a factor to multiply by."""
+    written = "".join(_CN_DIGITS.get(c, c) for c in digits)
+    return f" * {written} / {10 if len(written) == 1 else 100} "
+
+
 def arithmetic(text: str) -> str | None:
-    """The arithmetic the words ask for as an expression of digits and signs, or None."""
+    """The arithmetic the words ask for as an expression of digits and signs, or None: operator words and
+    signs, shares and discounts (`PERCENT_WORDS`), and prices times quantities (`priced`)."""
     spelled = f" {text} "
+    for pattern, written in PERCENT_WORDS:
+        spelled = re.sub(pattern, written, spelled, flags=_EN)
     for words, sign in OPERATOR_WORDS:
         spelled = re.sub(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", f" {sign} ", spelled, flags=_EN)
     for candidate in sorted(_EXPRESSION.findall(spelled), key=len, reverse=True):
         expression = " ".join(candidate.split())
         if _is_arithmetic(expression):
             return expression
-    return None
+    return priced(text)
+
+
+_UNIT = r"(?:台|部|个|件|只|支|箱|份|张|套|pcs|units?|phones?|items?|cases?|pieces?|boxes)"
+_QUANTITY = re.compile(
+    rf"(?:(?:买|进了|卖了|订了|buy|bought|order(?:ed)?|get)\s*({_NUM})|({_NUM})\s*{_UNIT})", _EN
+)
+_PRICE = re.compile(
+    rf"(?:[$¥￥]|每{_UNIT}|一{_UNIT}[^\d]{{0,6}}|单价|\bat\b|@)\s*({_NUM})|({_NUM})\s*(?:元|块|dollars?|bucks|yuan|each|apiece)",
+    _EN,
+)
+_ADDED = re.compile(rf"(?:plus|and|加|再加|另加|运费|shipping)\D{{0,12}}?({_NUM})(?!\s*{_UNIT})", _EN)
+
+
+def priced(text: str) -> str | None:
+    """A word problem of prices and quantities ("2 units at 999 apiece", "一部 1999 元，买 5 部"): each
+    quantity times its price, in the order they come, plus an amount added after them, or None when a
+    number of the words is neither."""
+    found: list[tuple[int, str, str]] = []
+    for kind, pattern in (("q", _QUANTITY), ("p", _PRICE)):
+        found += [(m.start(), kind, m[1] or m[2]) for m in pattern.finditer(text)]
+    found = sorted({at: (at, kind, n) for at, kind, n in sorted(found, key=lambda f: f[1] == "q")}.values())
+    terms, waiting = [], None
+    for _, kind, number in found:
+        if waiting and waiting[0] != kind:
+            terms.append(f"{waiting[1]} * {number}")
+            waiting = None
+        else:
+            waiting = (kind, number)
+    said = {n for _, _, n in found}
+    extra = [m[1] for m in _ADDED.finditer(text) if m[1] not in said]
+    if not terms or waiting or len(said) + len(extra) != len(re.findall(_NUM, text)):
+        return None
+    return " + ".join([*terms, *extra])
 
 
 def _is_arithmetic(expression: str) -> bool:
@@ -199,7 +335,10 @@ def _is_arithmetic(expression: str) -> bool:
     return any(isinstance(node, ast.BinOp) for node in ast.walk(tree))
 
 
-_CHANGED_TO = re.compile(r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修改为|变成)\s*(?:是|为)?", _EN)
+_CHANGED_TO = re.compile(
+    r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修改为|变成|设成|设为|设置为|填成|写成|填上|->|→|=>)\s*(?:是|为)?",
+    _EN,
+)
 
 
 def changed_to(value: str) -> str:

@@ -28,11 +28,19 @@ from agent.guards import model_schema
 from agent.memory import TYPED
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool, ToolRegistry
-from app.models.embedded import reading
-from app.models.embedded.facts import EXPLICIT, UNSET, facts
+from app.models.embedded import reading, spelling
+from app.models.embedded.facts import FACTS, NAME_LABELS, UNSET, facts
 
 Arguments = dict[str, Any]
+# the words a request is read for, however typed (spelling.py): the reader's, the names of the market-name
+# fields, and the tools' cues
+PATTERNS = (
+    *reading.CUE_PATTERNS,
+    re.compile("|".join(re.escape(w) for words in NAME_LABELS.values() for w in words)),
+    re.compile("|".join(re.escape(cue) for row in FACTS.values() for cue in row.cues)),
+)
 STRAYS = 3  # words of a statement about something other than the tool that make it a remark (strays)
+PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chinese sentence, never a name
 LATIN, CJK_RUN = re.compile(r"[A-Za-z]+"), re.compile(r"[\u3400-\u9fff]+")
 
 
@@ -72,12 +80,15 @@ class Router:
             self._plans = {typed: self.plan(typed)}  # one turn at a time: keep the latest only
         return self._plans[typed]
 
-    def plan(self, text: str) -> Plan:
-        lang, effect = reading.language(text), reading.effect_asked(text)
+    def plan(self, typed: str) -> Plan:
+        lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)
+        effect = reading.effect_asked(text)
         about_us = self._about_us(text, effect)
         if about_us:
             return Plan(lang, about_us, effect)
-        fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t)]
+        if effect == "read" and reading.cannot_serve(text) and reading.asks_or_requests(text):
+            return Plan(lang, "offtopic", effect)  # the weather, a search, a poem: no tool of the demo's
+        fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t) and cued(t, text)]
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
         ranked = sorted(fitting, key=lambda t: -self._fit(t, text, fitting))
@@ -88,7 +99,7 @@ class Router:
                 break
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
-            if statement and strays(tool, text, values) >= STRAYS:
+            if statement and not reading.proposes(text) and strays(tool, text, values) >= STRAYS:
                 continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
             missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values)
             if not missing:
@@ -148,7 +159,16 @@ def values_for(tool: FunctionTool, text: str) -> dict[str, list[str]]:
     for value in labelled.values():
         rest = rest.replace(value, " ")  # a name after its label holds no code ("OPPO Find N3")
     labelled = {name: value for name, value in labelled.items() if not _unset(value)}
-    found = {"codes": reading.codes(rest), "arithmetic": [e for e in [reading.arithmetic(text)] if e]}
+    named = reading.names(rest)
+    found = {
+        "codes": reading.codes(rest),
+        "arithmetic": [e for e in [reading.arithmetic(text)] if e],
+        "names": named,
+    }
+    for name in named:  # a market name given without its field's name: its script tells the field
+        field = facts(tool.name).named.get("zh" if reading.CJK.search(name) else "en")
+        if field and field not in labelled and not any(name in value for value in labelled.values()):
+            labelled[field] = name
     return {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
 
 
@@ -167,16 +187,16 @@ def _values(
         return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
     if spec.get("pattern"):
         return [v for v in [*found["codes"], *found["arithmetic"]] if _fits(v, spec)]
-    if name in tool.grounded and spec.get("type") == "string":
-        return [v for v in found["codes"] if _fits(v, spec)]
+    if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name
+        return [v for v in found["codes"] or found["names"] if _fits(v, spec)]
     return []
 
 
 def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict[str, str]:
     """argument -> the words after one of its labels (its title and the tool's facts: "营销名",
     "marketing name"), where no longer label of another argument covers that place ("英文营销名" is not
-    "营销名"); after a change verb only what it changes to ("market name for X to Y": Y). A name in Latin
-    script under a label that names no field goes where the tool's facts say (`latin`)."""
+    "营销名"); after a change verb only what it changes to ("market name for X to Y": Y). The label decides
+    the field, whatever script the name is written in ("营销名 realme GT7" is the Chinese market name)."""
     labels = {name: _labels(tool, name, spec) for name, spec in properties.items()}
     places = [
         (m.start(), m.end(), name, label)
@@ -186,16 +206,13 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
     ]
     kept = [p for p in places if not any(o != p and o[0] <= p[0] and p[1] <= o[1] for o in places)]
     values: dict[str, str] = {}
-    for _, end, name, label in sorted(kept):
+    for _, end, name, _label in sorted(kept):
         link = reading.LABEL_LINKS.match(text[end:])
         clause = reading.CLAUSE_END.split(text[end + link.end() :], 1)[0]  # type: ignore[union-attr]
         value = reading.changed_to(clause)
         if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
             continue  # "the market name for CPH2451", "营销名改一下": whose name, or the change, not the name
-        value = value.strip()
-        moved = facts(tool.name).latin.get(name)
-        if moved and not reading.CJK.search(value) and label not in EXPLICIT and moved not in values:
-            name = moved
+        value = PARTICLES.sub("", value.strip())  # "改成 真我 Neo 吧": the name, not the 吧
         if value and name not in values:
             values[name] = value
     return values
@@ -216,6 +233,12 @@ def _mentions(text: str, value: str) -> bool:
     if reading.CJK.search(value):
         return value in text
     return re.search(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", text, re.IGNORECASE) is not None
+
+
+def cued(tool: FunctionTool, text: str) -> bool:
+    """Does the request hold one of the tool's cues (`facts.py`), when it has some?"""
+    cues = facts(tool.name).cues
+    return not cues or any(_mentions(text, cue) for cue in cues)
 
 
 def offered(tool: FunctionTool) -> bool:

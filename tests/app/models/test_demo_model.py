@@ -33,19 +33,21 @@ def router() -> Router:
     [
         ("帮我把 RMX2001 存进数据库", "add_device_model", [{"model": "RMX2001"}]),
         ("Please add SM-A5360 to the db", "add_device_model", [{"model": "SM-A5360"}]),
-        ("录入 SM A5360，营销名叫 Galaxy A53", "add_device_model",  # Latin script: the English name
-         [{"model": "SM A5360", "marketNameEn": "Galaxy A53"}]),
-        ("录入 SM A5360，中文营销名叫 Galaxy A53", "add_device_model",  # unless the person says otherwise
+        ("录入 SM A5360，营销名叫 Galaxy A53", "add_device_model",  # 营销名: the market name, any script
          [{"model": "SM A5360", "marketName": "Galaxy A53"}]),
+        ("录入 SM A5360，英文名叫 三星 A53", "add_device_model",  # 英文名: the English one, any script
+         [{"model": "SM A5360", "marketNameEn": "三星 A53"}]),
         ("新增 PJD110，营销名 一加 Ace", "add_device_model", [{"model": "PJD110", "marketName": "一加 Ace"}]),
         ("Register CPH2611, marketing name OPPO A3", "add_device_model",  # one code: the name holds none
-         [{"model": "CPH2611", "marketNameEn": "OPPO A3"}]),
-        ("把 V2309A 的营销名改成 vivo X100s", "update_market_name",
-         [{"model": "V2309A", "marketNameEn": "vivo X100s"}]),
+         [{"model": "CPH2611", "marketName": "OPPO A3"}]),
+        ("把 V2309A 的营销名改成 vivo X100s", "update_market_name",  # the label decides, not the script
+         [{"model": "V2309A", "marketName": "vivo X100s"}]),
+        ("把 V2309A 的英文名改成 维沃 X100s", "update_market_name",
+         [{"model": "V2309A", "marketNameEn": "维沃 X100s"}]),
         ("把 V2309A 的中文营销名改为 维沃 X100s", "update_market_name",
          [{"model": "V2309A", "marketName": "维沃 X100s"}]),
         ("please set the market name of CPH2451 to OPPO Reno10 5G", "update_market_name",
-         [{"model": "CPH2451", "marketNameEn": "OPPO Reno10 5G"}]),
+         [{"model": "CPH2451", "marketName": "OPPO Reno10 5G"}]),
         ("How many models are in the database?", "list_device_models", [{}]),
         ("add RMX3085 with English market name realme 8", "add_device_model",
          [{"model": "RMX3085", "marketNameEn": "realme 8"}]),
@@ -129,10 +131,10 @@ def test_the_host_answers_in_the_persons_language(router):
     assert answer([person_message("你好")]).startswith("你好！我是")
     assert answer([person_message("thanks!")]).startswith("You're welcome")
     assert "SmolLM2-135M" in answer([person_message("Who are you?")])
-    assert answer([person_message("Tell me a joke")]).startswith("I can't answer that with the demo model")
-    assert "回答不了" in answer([person_message("月亮离地球多远？")])
+    assert answer([person_message("Tell me a joke")]).startswith("The demo model can't do or answer that")
+    assert "做不了" in answer([person_message("月亮离地球多远？")])
     assert answer([person_message("把 CPH2451 的营销名改一下")]) == (
-        "要修改数据库中已有机型的中英文营销名，请告诉我新的中文营销名。"
+        "要修改数据库中已有机型的中英文营销名，新的中文营销名是什么？"
     )
 
 
@@ -160,7 +162,7 @@ def test_after_the_tools_ran_the_host_states_each_result(router):
         AIMessage("", tool_calls=[call]),
         ToolMessage(untrusted("calculator", ok({"expression": "8 * 5", "result": 40})), tool_call_id="c1"),
     ]
-    assert Answerer(router, router.registry)(turn) == "8 * 5 = 40"
+    assert Answerer(router, router.registry)(turn) == "计算结果：8 * 5 = 40"
 
 
 def test_the_demo_chat_model_states_the_hosts_answer_and_the_local_model_is_not_asked(router, fake_llm):
@@ -172,7 +174,7 @@ def test_the_demo_chat_model_states_the_hosts_answer_and_the_local_model_is_not_
         fallback=lambda lang: "",
     )
     with ChatAgent(model, router.registry) as agent:
-        assert agent.send_message("8 乘 5 是多少") == "8 * 5 = 40"
+        assert agent.send_message("8 乘 5 是多少") == "计算结果：8 * 5 = 40"
     assert fake_llm.requests == []  # the local model is asked for neither the call nor the answer
     assert [m.type for m in agent.memory.history()][-3:] == ["ai", "tool", "ai"]  # kept like any answer
 
