@@ -43,9 +43,9 @@ GENERIC = {
     "time is it in": "the form of every question for a place's time (the tool's parameter example)",
     "有哪些功能": "in the demo (49811d0) before the chat held-out part (e1c2f3a) was written",
     "#的中文": "a code and its Chinese (name): the field's name after a code",
-    "market name for #": "the field's name and whose it is: the change tool's example since before any people part",
+    "market name for #": "the field's name and whose: the change tool's example, older than the people parts",
     "今天几号": "the clock tool's own description, which the people parts' writers were shown",
-    "数据库里的机型": "the list tool's own summary ('the models in the database'), since before any people part",
+    "数据库里的机型": "the list tool's own summary ('the models in the database')",
 }
 
 
