@@ -94,11 +94,23 @@ def in_chinese(answer: str) -> bool:
     return bool(CJK.search(answer)) and not english
 
 
-def model_server(pid: int) -> int:
-    """The pid of the embedded model's server among `pid`'s children."""
+def model_servers(pid: int) -> list[int]:
+    """The pids of the embedded model's servers among `pid`'s children."""
+    found = []
     for child in children(pid):
-        if b"app.models.embedded.runtime" in Path(f"/proc/{child}/cmdline").read_bytes():
-            return child
+        with contextlib.suppress(OSError):
+            if b"app.models.embedded.runtime" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(child)
+    return found
+
+
+def model_server(pid: int, seconds: float = 60.0) -> int:
+    """The pid of the embedded model's server among `pid`'s children, once it has started."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if servers := model_servers(pid):
+            return servers[0]
+        time.sleep(0.1)
     raise AssertionError("the embedded model's server is not running")
 
 
@@ -126,7 +138,7 @@ def test_a_newcomers_first_session(tmp_path):
     try:
         chat.until("You:")  # nothing typed yet: the words are English until the person writes
         check("SmolLM2-135M" in chat.screen, "the demo model's notice", chat.screen)
-        server = model_server(chat.child.pid)
+        check(model_servers(chat.child.pid) == [], "no model server before a turn needs it", chat.screen)
 
         greeting = chat.turn("你好")
         check(in_chinese(greeting) and re.search("你好|您好", greeting), "1. a greeting in Chinese", greeting)
@@ -138,8 +150,10 @@ def test_a_newcomers_first_session(tmp_path):
         check(in_chinese(added) and "CPH2223" in added and "添加" in added, "2. the add, said", added)
         check([code for code, _ in rows(tmp_path)] == ["CPH2223"], "2. the row", str(rows(tmp_path)))
 
+        check(model_servers(chat.child.pid) == [], "no model server for planned turns", chat.screen)
         chat.type("我喜欢绿色的手机")  # a remark: it goes to the model (the host states questions at once)
         chat.until("思考中")
+        server = model_server(chat.child.pid)  # started for the model's words, and kept for the session
         chat.child.sendintr()
         cut = answer_in(chat.waiting())
         check(cut == "（已取消本轮）", "3. the turn cut off by Ctrl-C", cut)

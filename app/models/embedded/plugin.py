@@ -13,12 +13,16 @@ tool calling, under the generic loop; its writes are confirmed too.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import Field
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field, PrivateAttr
 from pydantic_settings import BaseSettings
 
 from agent.config import FROM_ENV, Settings
@@ -49,9 +53,18 @@ class EmbeddedSettings(BaseSettings):
 
 
 def embedded_choice(settings: Settings, stack: ExitStack) -> ModelChoice:
-    server = stack.enter_context(LocalModelServer(EmbeddedSettings().local_model))
-    llm = make_llm(settings, server.base_url, temperature=0.0, max_tokens=80, timeout=SLOW_CPU_SECONDS)
-    where = f"{server.model_name}, the embedded model, at {server.base_url}"
+    server = LocalModelServer(EmbeddedSettings().local_model)
+    stack.callback(server.close)
+
+    def on(base_url: str) -> BaseChatModel:
+        return make_llm(settings, base_url, temperature=0.0, max_tokens=80, timeout=SLOW_CPU_SECONDS)
+
+    if server.shipped:  # the demo: its server starts when a turn first needs the model's own words
+        where = f"{server.model_name}, the embedded model (its server starts when a turn needs its words)"
+        llm: BaseChatModel = OnDemand(server=server, make=on)
+    else:
+        llm = on(server.start().base_url)
+        where = f"{server.model_name}, the embedded model, at {server.base_url}"
     if not server.shipped:
         notice = f"未配置 LLM：使用 LOCAL_MODEL={server.model_path}。No LLM configured: running LOCAL_MODEL."
         return ModelChoice(
@@ -68,6 +81,54 @@ def embedded_choice(settings: Settings, stack: ExitStack) -> ModelChoice:
         notice=DEMO_NOTICE,
         runs=offered,
     )
+
+
+class OnDemand(BaseChatModel):
+    """A chat model on the embedded server that starts the server on the first call that needs it, and
+    keeps it up for the session: a turn the host plans whole (a tool turn, its own answers) starts none.
+    The server boots in a thread of its own: a turn cancelled while it boots leaves it booting for the
+    next."""
+
+    server: Any  # a LocalModelServer, not yet started
+    make: Callable[[str], BaseChatModel]  # base URL -> the chat model on it
+    _booting: threading.Thread | None = PrivateAttr(None)
+    _booted: threading.Event = PrivateAttr(default_factory=threading.Event)
+    _model: BaseChatModel | None = PrivateAttr(None)
+    _error: Exception | None = PrivateAttr(None)
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "embedded-on-demand"
+
+    def model(self) -> BaseChatModel:
+        with self._lock:
+            if self._booting is None:
+                self._booting = threading.Thread(target=self._boot, name="model-server-boot", daemon=True)
+                self._booting.start()
+        self._booted.wait()  # Ctrl-C cancels the turn here; the boot goes on
+        if self._error is not None:
+            raise self._error
+        assert self._model is not None
+        return self._model
+
+    def _boot(self) -> None:
+        try:
+            self._model = self.make(self.server.start().base_url)
+        except Exception as e:  # said to every turn that needs the model
+            self._error = e
+        finally:
+            self._booted.set()
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        reply = self.model().invoke(messages, stop=stop, **kwargs)
+        return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
 def demo_plugin(llm: BaseChatModel) -> Callable[[ToolRegistry], TurnParts]:

@@ -80,11 +80,11 @@ class LocalModelServer:
         self._watcher: threading.Thread | None = None
 
     def start(self) -> LocalModelServer:
+        self._stopping.clear()
         try:
             self._spawn()
         except BaseException:  # also Ctrl-C while waiting: never leave the server running
             self.stop()
-            self.log.close()
             raise
         self._watcher = threading.Thread(target=self._watch, name="model-server-watch", daemon=True)
         self._watcher.start()
@@ -148,12 +148,20 @@ class LocalModelServer:
             self._watcher.join()
         stop(self.process)
 
-    def __enter__(self) -> LocalModelServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
+        """Stop the server, if it was started, and let go of its log."""
         self.stop()
         self.log.close()
+
+    def __enter__(self) -> LocalModelServer:
+        try:
+            return self.start()
+        except BaseException:
+            self.log.close()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _how(returncode: int) -> str:
