@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import re
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -63,7 +64,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
     if host.model.notice:
         print(host.model.notice, file=sys.stderr, flush=True)
     agent = stack.enter_context(host.agent(settings.agent_user, observer=ConsoleObserver(ui)))
-    session = Session(agent, host.mcp, ui, model=host.model.description)
+    session = Session(agent, host.mcp, ui, model=host.model.description, runs=host.model.runs)
     if args.session:
         resume(session, args.session, settings)
     return session
@@ -78,7 +79,7 @@ def make_console(args: argparse.Namespace, settings: Settings) -> Console:
         from app.chat.terminal import RichConsole
 
         return RichConsole(language(args.lang), settings.audit_log.parent / "history.txt")
-    plain = PlainConsole(sys.stderr if args.message else sys.stdout, yes=args.yes, lang=language(args.lang))
+    plain = PlainConsole(sys.stderr, yes=args.yes, lang=language(args.lang))  # answers alone on stdout
     if args.message is not None:
         plain.hear(args.message)
     return plain
@@ -115,6 +116,16 @@ def served_tools(settings: Settings, stack: ExitStack) -> Callable[[], list[Func
     return functools.partial(default_tools, device_service_url(stack))
 
 
+REFUSED = {  # the line of a write -m did not run, in the person's language
+    "zh": "没有执行：-m 模式下，加 --yes 才会执行写入",
+    "en": "was not run: --yes approves writes in -m mode",
+}
+
+
+def language_of(text: str) -> str:
+    return "zh" if re.search(r"[\u3400-\u9fff]", text) else "en"
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -141,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             session.save()
             if refused := getattr(session.ui, "refused", None):  # name(arguments) of what was asked
                 tool = safe(refused[0].partition("(")[0])
-                print(f"error: {tool} was not run: --yes approves writes in -m mode", file=sys.stderr)
+                print(f"error: {tool} {REFUSED[language_of(args.message)]}", file=sys.stderr)
                 return 1
             print(safe(answer))
             return 0

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from langchain_core.messages import HumanMessage
 
 from agent.agent import ChatAgent
+from agent.function_tool import FunctionTool
 from agent.guards import safe
 from agent.provenance import TAKEN
 from agent.types import AgentError, UsageError
@@ -40,6 +41,7 @@ class Session:
     mcp: McpToolset | None
     ui: Console
     model: str = ""  # what /model shows
+    runs: Callable[[FunctionTool], bool] = lambda tool: True  # the tools the model runs (what /tools lists)
     store: SessionStore | None = None
     name: str = ""
 
@@ -100,8 +102,9 @@ def _help(session: Session, rest: str) -> None:
 
 
 def _tools(session: Session, rest: str) -> None:
-    for tool in session.agent.registry.langchain_tools():
-        say(f"  {tool['function']['name']}: {tool['function']['description']}")
+    for tool in session.agent.registry.tools():
+        if session.runs(tool):
+            say(f"  {tool.name}: {tool.description}")
 
 
 def _clear(session: Session, rest: str) -> None:
@@ -132,9 +135,12 @@ def _model(session: Session, rest: str) -> None:
     say(f"  {session.model}")
 
 
+NO_MCP = "  no MCP servers configured (MCP_CONFIG, or mcp_servers.json)"
+
+
 def _mcp(session: Session, rest: str) -> None:
     if session.mcp is None:
-        say("  no MCP servers configured (MCP_CONFIG, or mcp_servers.json)")
+        say(NO_MCP)
         return
     for name, connection in session.mcp.connections.items():
         tools = [t.name for t in session.mcp.tools.values() if t.connection is connection]
@@ -144,10 +150,16 @@ def _mcp(session: Session, rest: str) -> None:
 
 
 def _resources(session: Session, rest: str) -> None:
-    for server, resource in session.mcp.resources() if session.mcp else []:
+    if session.mcp is None:
+        say(NO_MCP)
+        return
+    resources, templates = session.mcp.resources(), session.mcp.templates()
+    for server, resource in resources:
         say(f"  [{server}] {resource.uri}  {resource.title or resource.name}")
-    for server, template in session.mcp.templates() if session.mcp else []:
+    for server, template in templates:
         say(f"  [{server}] {template.uri_template}  {template.description or template.name}")
+    if not resources and not templates:
+        say("  the MCP servers offer no resources")
 
 
 def _read(session: Session, rest: str) -> None:
@@ -162,9 +174,15 @@ def _read(session: Session, rest: str) -> None:
 
 
 def _prompts(session: Session, rest: str) -> None:
-    for server, prompt in session.mcp.prompts() if session.mcp else []:
+    if session.mcp is None:
+        say(NO_MCP)
+        return
+    prompts = session.mcp.prompts()
+    for server, prompt in prompts:
         arguments = " ".join(f"{a.name}=" for a in prompt.arguments or [])
         say(f"  [{server}] {prompt.name} {arguments}  {prompt.description or ''}")
+    if not prompts:
+        say("  the MCP servers offer no prompts")
 
 
 def _prompt(session: Session, rest: str) -> None:

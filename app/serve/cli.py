@@ -30,7 +30,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="serve the agent: /v1/chat/completions, /v1/models, /agui",
         description="Serve the agent over HTTP: the chat page at /, /v1/chat/completions, /v1/models and "
         "/agui. Every request but the page's files needs an API key: make one with "
-        "'python main.py keys add NAME'.",
+        "'.venv/bin/python main.py keys add NAME' (in the project's folder).",
     )
     run.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     run.add_argument("--port", type=int, default=8080, help="the port (default 8080)")

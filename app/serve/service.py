@@ -34,7 +34,10 @@ async def signed_in(request: Request) -> str:
     """The user whose API key signs the request (`Authorization: Bearer <key>`)."""
     scheme, _, key = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not key.strip():
-        raise Unauthorized("no API key: send `Authorization: Bearer <key>` (python main.py keys add NAME)")
+        raise Unauthorized(
+            "no API key: send `Authorization: Bearer <key>` "
+            "(make one: .venv/bin/python main.py keys add NAME)"
+        )
     user = await run_in_threadpool(service(request).keys.user, key.strip())
     if user is None:
         raise Unauthorized("the API key is unknown or revoked")
