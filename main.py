@@ -28,6 +28,7 @@ from app.chat.commands import Session, handle_command
 from app.chat.console import Console, PlainConsole, PlainTerminal, language
 from app.chat.watch import ConsoleObserver
 from app.host import Front, build_host
+from app.models.choice import ASKS
 from plumbing.http import bypass_proxy_for_loopback
 from tools import default_tools
 from tools.device_service import device_service_url
@@ -116,6 +117,12 @@ def served_tools(settings: Settings, stack: ExitStack) -> Callable[[], list[Func
     return functools.partial(default_tools, device_service_url(stack))
 
 
+def asks(session: Session) -> bool:
+    """Did the turn end by asking the person a question (a value it needs)?"""
+    last = session.agent.memory.history()[-1:]
+    return bool(last and last[0].additional_kwargs.get(ASKS))
+
+
 REFUSED = {  # the line of a write -m did not run, in the person's language
     "zh": "没有执行：-m 模式下，加 --yes 才会执行写入",
     "en": "was not run: --yes approves writes in -m mode",
@@ -155,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"error: {tool} {REFUSED[language_of(args.message)]}", file=sys.stderr)
                 return 1
             print(safe(answer))
-            return 0
+            return 2 if asks(session) else 0
     except ConfigError as e:
         print(f"error: {safe(str(e))}", file=sys.stderr)
         return 2

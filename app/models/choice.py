@@ -21,6 +21,9 @@ from agent.tool_selection import Selector, ToolSelector
 from agent.tools import Effect, FunctionTool, ToolRegistry
 
 ALL_EFFECTS: frozenset[Effect] = frozenset({"read", "write", "destructive"})
+# a reply that asks the person a question before anything can be done (its additional_kwargs[ASKS] is
+# True): `main.py -m` prints it and exits 2, a pipe goes on to its next line
+ASKS = "asks"
 
 
 @dataclass(frozen=True)

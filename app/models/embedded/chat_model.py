@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
@@ -26,6 +26,7 @@ from agent.grounding import said_by_person
 from agent.llm.tool_calls import split_calls
 from agent.memory import this_turn, typed_by_person
 from agent.types import ApiFunctionCall, ApiToolCall
+from app.models.choice import ASKS
 from app.models.embedded.reading import language
 from app.models.embedded.routing import Plan, Router
 
@@ -64,9 +65,11 @@ class DemoChatModel(BaseChatModel):
         offered = kwargs.pop("tools", None) or []
         words_only = kwargs.pop("tool_choice", None) == "none"
         turn = this_turn(messages)
-        if (stated := self.answerer(turn)) is not None:
-            return ChatResult(generations=[ChatGeneration(message=AIMessage(content=stated))])
         plan = self.router.plan_for(turn)
+        if (stated := self.answerer(turn)) is not None:
+            asks = plan.kind == "missing" and not any(isinstance(m, ToolMessage) for m in turn)
+            said = AIMessage(content=stated, additional_kwargs={ASKS: True} if asks else {})
+            return ChatResult(generations=[ChatGeneration(message=said)])
         if plan.kind == "tool" and offered and not words_only:
             return ChatResult(generations=[ChatGeneration(message=planned_calls(plan))])
         reply = self.inner.invoke(messages, stop=stop, **kwargs)

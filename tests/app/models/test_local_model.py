@@ -151,6 +151,13 @@ def test_no_key_a_question_writes_nothing_and_answers_truthfully(tmp_path):
     assert done.stdout == "数据库里没有匹配 V2145 的机型。\n"
 
 
+def test_no_key_a_request_that_lacks_a_value_is_asked_about_and_exits_2(tmp_path):
+    done = run_main("-m", "把 CPH2451 的营销名改一下", cwd=tmp_path, env=clean_env(), timeout=900)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout.strip().endswith("是什么？")  # one short question, in the person's language
+    assert rows(tmp_path) == []
+
+
 def test_no_key_a_write_needs_the_persons_yes(tmp_path):
     done = run_main(
         "-m", "Please add device model CPH2411 to the database", cwd=tmp_path, env=clean_env(), timeout=900
@@ -159,6 +166,12 @@ def test_no_key_a_write_needs_the_persons_yes(tmp_path):
     assert "refused (needs confirmation; use --yes)" in done.stderr
     assert done.stderr.splitlines()[-1] == (
         "error: add_device_model was not run: --yes approves writes in -m mode"
+    )
+    assert rows(tmp_path) == []
+    asked_in_chinese = run_main("-m", "录一下 PJX110", cwd=tmp_path, env=clean_env(), timeout=900)
+    assert asked_in_chinese.returncode == 1
+    assert asked_in_chinese.stderr.splitlines()[-1] == (
+        "error: add_device_model 没有执行：-m 模式下，加 --yes 才会执行写入"
     )
     assert rows(tmp_path) == []
     assert done.stdout == ""
