@@ -110,7 +110,7 @@ bench: install postgres $(PEERS)/.installed
 	$(PY) -m benchmarks.rules_bench
 	$(PY) -m benchmarks.serve_bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.local_model_bench
-	$(PY) -m benchmarks.first_prompt
+	$(PY) -m benchmarks.demo_start
 
 SECURITY := benchmarks/.venv-agentdojo
 
