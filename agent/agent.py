@@ -11,7 +11,7 @@ import contextvars
 import json
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -223,7 +223,7 @@ class ChatAgent:
         call awaiting the person's approval gets no answer: the turn stops once the others have theirs."""
         refusals = [NO_ROUNDS_LEFT if last_round else guard.screen(call, i) for i, call in enumerate(calls)]
         allowed = [call for call, refusal in zip(calls, refusals, strict=True) if not refusal]
-        results = iter(self._execute(ctx, allowed))
+        results = self._execute(ctx, allowed)
         waiting: list[AwaitingApproval] = []
         for call, refusal in zip(calls, refusals, strict=True):
             done, seconds = (
@@ -238,18 +238,19 @@ class ChatAgent:
         if waiting:
             raise waiting[0]
 
-    def _execute(self, ctx: ToolContext, calls: list[Any]) -> list[tuple[Executed | AwaitingApproval, float]]:
-        """(what ran, seconds) in call order. Tools that may run alongside others do, in a thread pool;
-        the rest run here, one after another (a confirmation prompt needs this thread)."""
-        if len(calls) < 2:
-            return [self._timed(ctx, call) for call in calls]
+    def _execute(
+        self, ctx: ToolContext, calls: list[Any]
+    ) -> Iterator[tuple[Executed | AwaitingApproval, float]]:
+        """(what ran, seconds) in call order, each as soon as it is there, so that the turn answers it
+        before the next runs (Ctrl-C then leaves the ones done answered). Tools that may run alongside
+        others do, in a thread pool; the rest run here, in order (a confirmation prompt needs this thread)."""
         futures = {  # each in a copy of this thread's context (the host's, e.g. the person's answer)
             i: self._pool().submit(contextvars.copy_context().run, self._timed, ctx, call)
             for i, call in enumerate(calls)
-            if self.registry.runs_concurrently(call["name"] or "")
+            if len(calls) > 1 and self.registry.runs_concurrently(call["name"] or "")
         }
-        here = {i: self._timed(ctx, call) for i, call in enumerate(calls) if i not in futures}
-        return [futures[i].result() if i in futures else here[i] for i in range(len(calls))]
+        for i, call in enumerate(calls):
+            yield futures[i].result() if i in futures else self._timed(ctx, call)
 
     def _timed(self, ctx: ToolContext, call: Any) -> tuple[Executed | AwaitingApproval, float]:
         """What ran, and for how long the tool itself ran (the person's time to confirm not counted)."""

@@ -14,6 +14,7 @@ from langchain_core.messages import HumanMessage
 from agent.agent import ChatAgent
 from agent.function_tool import FunctionTool
 from agent.guards import safe
+from agent.memory import unanswered
 from agent.provenance import TAKEN
 from agent.types import AgentError, UsageError
 from app.chat.console import Console
@@ -56,9 +57,17 @@ class Session:
             self.ui.end_turn(None, error=str(e))
         except KeyboardInterrupt:
             self.ui.end_turn(None)
+            self._not_done()
         finally:
             self.ui.end_turn_quietly()  # a bug's traceback must not be drawn under a spinner
             self.save()
+
+    def _not_done(self) -> None:
+        """After Ctrl-C: the calls of the turn that did not run, or did not finish, said by name."""
+        cut = unanswered(self.agent.memory.history())
+        if cut:
+            calls = [f"{c['name']}({json.dumps(c['args'], ensure_ascii=False)})" for c in cut]
+            self.ui.say(f"  {self.ui.words['not_done']}{', '.join(calls)}")
 
     def sync_mcp(self) -> None:
         """Before a turn: tools an MCP server announced since the last one wait for the person's approval."""

@@ -25,6 +25,7 @@ MESSAGES = {
         "agent": "Agent",
         "thinking": "思考中…",
         "cancelled": "（已取消本轮）",
+        "not_done": "没有做完：",
         "allow": "允许吗",
         "host": "本程序",
         "untrusted": "注意：这个调用是模型读了不可信的内容（工具结果、资源等）之后决定的，未必是你要的。",
@@ -38,6 +39,7 @@ MESSAGES = {
         "agent": "Agent",
         "thinking": "thinking…",
         "cancelled": "(turn cancelled)",
+        "not_done": "not done: ",
         "allow": "Allow",
         "host": "host",
         "untrusted": "Note: the model decided this call after reading untrusted text (tool output, "
