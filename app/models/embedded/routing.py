@@ -101,7 +101,7 @@ class Router:
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
             if statement and not reading.proposes(text) and strays(tool, text, values) >= STRAYS:
                 continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
-            missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values)
+            missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values, text)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read":
@@ -246,10 +246,20 @@ def offered(tool: FunctionTool) -> bool:
     return facts(tool.name).offered and tool.name != "search_tools"
 
 
-def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]]) -> list[str]:
-    """The first of the tool's `one_of` arguments (facts.py) when none of them has a value."""
+def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
+    """When none of the tool's `one_of` arguments (facts.py) has a value: the one the words name by its
+    longest label ("英文名改一下": the English name), else the first."""
     one_of = facts(tool.name).one_of
-    return [] if not one_of or any(values.get(p) for p in one_of) else [one_of[0]]
+    if not one_of or any(values.get(p) for p in one_of):
+        return []
+    properties = tool.parameters.get("properties", {})
+    named = [
+        (len(label), p)
+        for p in one_of
+        for label in _labels(tool, p, properties.get(p, {}))
+        if label.casefold() in text.casefold()
+    ]
+    return [max(named)[1] if named else one_of[0]]
 
 
 def _required(tool: FunctionTool) -> list[str]:

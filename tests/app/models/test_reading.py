@@ -227,3 +227,8 @@ def test_the_plan_follows_the_words_however_they_are_put(router, said, tool, cal
 )
 def test_what_the_demo_cannot_do_gets_no_tool(router, said):
     assert router.plan(said).kind == "offtopic"
+
+
+def test_a_change_without_its_new_value_asks_for_the_field_the_words_name(router):
+    assert router.plan("把 RMX3085 的英文名改一下").missing == ("marketNameEn",)
+    assert router.plan("把 RMX3085 的营销名改一下").missing == ("marketName",)
