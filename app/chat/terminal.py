@@ -120,7 +120,7 @@ class RichConsole:
             self._live = Live(console=self.console, refresh_per_second=12)
             self._live.start()
         self._streamed += safe(piece)
-        self._live.update(Markdown(self._streamed))
+        self._live.update(Markdown(lines_kept(self._streamed)))
 
     def on_tool(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
         self._stop()
@@ -144,7 +144,7 @@ class RichConsole:
         elif answer is None:
             self.console.print(Text(self.words["cancelled"], style="yellow"))
         elif not streamed:
-            self.console.print(Markdown(safe(answer)))
+            self.console.print(Markdown(lines_kept(safe(answer))))
 
     def end_turn_quietly(self) -> None:
         self._stop()
@@ -162,3 +162,9 @@ def _parse(field: Any, typed: str) -> Any:
     from app.mcp.elicitation import parse_value
 
     return parse_value(field, typed)
+
+
+def lines_kept(text: str) -> str:
+    """Markdown in which each line of the answer stays a line (one sentence per call's result), as `-m` and
+    pipes print it: a line break is a hard one."""
+    return text.replace("\n", "  \n")

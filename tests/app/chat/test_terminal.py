@@ -188,3 +188,17 @@ def test_a_tool_name_with_markup_is_shown_as_text(fake_llm, tmp_path, children):
     type_line(child, "go")
     shown = until(child, "moving on")
     assert "🔧 x[/bold][link=http://evil]y" in shown and "unknown tool" in shown
+
+
+def test_each_line_of_an_answer_stays_a_line():
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from app.chat.terminal import lines_kept
+
+    console = Console(width=80, record=True)
+    console.print(Markdown(lines_kept("机型 PJX111 已添加到数据库。\nadd_device_model 没有完成。")))
+    assert [line.strip() for line in console.export_text().splitlines() if line.strip()] == [
+        "机型 PJX111 已添加到数据库。",
+        "add_device_model 没有完成。",
+    ]
