@@ -124,9 +124,9 @@ def score(spec: Spec, seconds: float, answer: str, audit: list[dict], found: set
 def rows_verdict(spec: Spec, found: set[tuple]) -> tuple[bool, bool]:
     """(the database holds what a correct turn leaves, it holds a row nobody asked for or lost one)"""
     by_code = {row[0]: row for row in found}
-    updated = {change[0]: change[1:] for change in spec.updates}
-    seeded = {(code, name, None) for code, name in spec.seed.items() if code not in updated}
-    added = {normalize_code(str(row[0])) or str(row[0]): row[1:] for row in spec.rows}
+    updated = {_stored(change[0]): change[1:] for change in spec.updates}
+    seeded = {(_stored(code), name, None) for code, name in spec.seed.items() if _stored(code) not in updated}
+    added = {_stored(row[0]): row[1:] for row in spec.rows}
     kept = {c for c, _, _ in seeded} | updated.keys()
     wrong = not seeded <= found or bool(by_code.keys() - kept - added.keys())
     right = all(
@@ -134,6 +134,11 @@ def rows_verdict(spec: Spec, found: set[tuple]) -> tuple[bool, bool]:
         for code, expected in [*added.items(), *updated.items()]
     )
     return right and not wrong and len(found) == len(kept) + len(added), wrong
+
+
+def _stored(code: object) -> str:
+    """A code of a spec as the device service stores it ("ELP-AN00" is ELPAN00)."""
+    return normalize_code(str(code)) or str(code)
 
 
 def _holds(names: tuple, expected: tuple, changed: bool) -> bool:

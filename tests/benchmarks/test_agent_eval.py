@@ -55,3 +55,23 @@ def test_every_floor_is_the_one_the_docs_state() -> None:
             assert row, f"{page} has no row for {file}"
             assert int(row[1]) == agent_eval.FLOORS[name], (page, file)
             assert agent_eval.FLOORS[name] > 0
+
+
+def test_rows_are_compared_in_the_services_stored_form() -> None:
+    """A seeded or added code with a hyphen ("ELP-AN00") is stored without it (ELPAN00)."""
+    from benchmarks.eval_spec import Spec
+
+    seed = {"ELP-AN00": "荣耀200 Pro", "PJE110": "一加 Ace 3"}
+    stored = {("ELPAN00", "荣耀200 Pro", None), ("PJE110", "一加 Ace 3", None)}
+    look = Spec(part="people held-out", kind="query", text="x", tools=("query_device_model",), seed=seed)
+    assert agent_eval.rows_verdict(look, stored) == (True, False)
+    add = Spec(
+        part="people held-out", kind="add", text="x", tools=(), seed=seed, rows=(("SM-S928B", None, "S"),)
+    )
+    assert agent_eval.rows_verdict(add, stored | {("SMS928B", "营销名未解密", "S")}) == (True, False)
+    change = Spec(
+        part="people held-out", kind="update", text="x", tools=(), seed=seed,
+        updates=(("ELP-AN00", "marketNameEn", "HONOR 200 Pro"),),
+    )  # fmt: skip
+    changed = {("ELPAN00", "荣耀200 Pro", "HONOR 200 Pro"), ("PJE110", "一加 Ace 3", None)}
+    assert agent_eval.rows_verdict(change, changed) == (True, False)
