@@ -50,14 +50,16 @@ NO_TOOL = (
     *("cannot", "ask"),
 )
 # The prompts each part must pass on the embedded model, as docs/embedded states them: the figure measured
-# after the held-out phrasings left the demo, less one where the 135M model's own words are scored.
+# after the demo learned to read people (8e72fbb), less one where the 135M model's own words are scored.
 FLOORS = {
     "tuned": 34,
     "held-out": 43,
-    "chat held-out": 32,
+    "chat held-out": 34,
     "remarks held-out": 9,
-    "remarks held-out 2": 21,
-    "remarks held-out 3": 24,
+    "remarks held-out 2": 23,
+    "remarks held-out 3": 29,
+    "people held-out": 64,
+    "people held-out 2": 50,
 }
 
 
@@ -154,6 +156,7 @@ def _holds(names: tuple, expected: tuple, changed: bool) -> bool:
 # Held-out parts whose phrasings were copied into the demo while it was tuned on them: the commit since which
 # each is a tuned part.
 MINED = {
+    "people held-out": "39b8896",  # its failures were read while the demo was changed for people's phrasing
     "held-out": "49811d0",
     "chat held-out": "c9e07cb",
     "remarks held-out": "95521fb",
