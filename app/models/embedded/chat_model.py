@@ -68,8 +68,8 @@ class DemoChatModel(BaseChatModel):
         plan = self.router.plan_for(turn)
         if (stated := self.answerer(turn)) is not None:
             asks = plan.kind == "missing" and not any(isinstance(m, ToolMessage) for m in turn)
-            said = AIMessage(content=stated, additional_kwargs={ASKS: True} if asks else {})
-            return ChatResult(generations=[ChatGeneration(message=said)])
+            answer = AIMessage(content=stated, additional_kwargs={ASKS: True} if asks else {})
+            return ChatResult(generations=[ChatGeneration(message=answer)])
         if plan.kind == "tool" and offered and not words_only:
             return ChatResult(generations=[ChatGeneration(message=planned_calls(plan))])
         reply = self.inner.invoke(messages, stop=stop, **kwargs)
