@@ -135,7 +135,7 @@ def answer(envelope: dict[str, Any], spec: Spec) -> str:
     """What a result says, in words the scorer checks for (in Chinese where the spec asks for it)."""
     data = envelope.get("data")
     if spec.lang == "zh" and envelope["ok"] and isinstance(data, dict):
-        return _in_chinese(data)
+        return _in_chinese(data, spec)
     if not envelope["ok"]:
         return f"That failed: {envelope['error']}"
     if isinstance(data, dict) and "datetime" in data:
@@ -147,7 +147,7 @@ def answer(envelope: dict[str, Any], spec: Spec) -> str:
     if isinstance(data, dict) and "items" in data:
         codes = ", ".join(row["model"] for row in data["items"])
         if data.get("didYouMean"):
-            return f"No model {spec.says[0]}; did you mean {', '.join(data['didYouMean'])}?"
+            return f"No model {_keyword(spec)}; did you mean {', '.join(data['didYouMean'])}?"
         return (
             f"Found {data['total']}: {codes}."
             if data["total"]
@@ -175,9 +175,9 @@ def serving() -> Iterator[str]:
         server.shutdown()
 
 
-def _in_chinese(data: dict[str, Any]) -> str:
+def _in_chinese(data: dict[str, Any], spec: Spec) -> str:
     if data.get("didYouMean"):
-        return f"没有这个机型；你是说 {'、'.join(data['didYouMean'])} 吗？"
+        return f"没有 {_keyword(spec)}；你是说 {'、'.join(data['didYouMean'])} 吗？"
     if "items" in data:
         return f"找到 {data['total']} 个：{'、'.join(row['model'] for row in data['items'])}。"
     if "datetime" in data:
