@@ -172,7 +172,7 @@ def test_each_tool_says_its_result_in_its_own_words_in_the_users_language(device
     )
     assert said("query_device_model", {"keyword": "X9"}, "en") == "No model matching X9 is in the database."
     assert said("list_device_models", {}, "en") == "The database has 1 model(s): V2145 (vivo)."
-    assert said("calculator", {"expression": "6 * 7"}, "zh") == "6 * 7 = 42"
+    assert said("calculator", {"expression": "6 * 7"}, "zh") == "计算结果：6 * 7 = 42"
     assert said("calculator", {"expression": "1000 / 8"}, "en") == "1000 / 8 = 125"
     assert said("calculator", {"expression": "7 / 2"}, "en") == "7 / 2 = 3.5"
     assert said("add_device_model", {"model": "A1"}, "zh", "c2").startswith(
