@@ -66,11 +66,11 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     if name == "query_device_model":
         return [(name, {"keyword": _keyword(spec)})]
     if name == "calculator":
-        from app.models.embedded.reading import arithmetic
+        from app.models.embedded.arithmetic import arithmetic
 
         read = arithmetic(spec.text)
         if read is None or not _close(_value(ast.parse(read, mode="eval").body), spec.result):
-            read = _two_numbers(spec)[1:-1]
+            read = _expression_for(spec)[1:-1]
         return [(name, {"expression": read})]
     if name == "current_time":
         from tools.current_time import CITIES
@@ -187,7 +187,7 @@ def _in_chinese(data: dict[str, Any], spec: Spec) -> str:
     return f"结果：{data.get('result')}。"
 
 
-def _two_numbers(spec: Spec) -> str:
+def _expression_for(spec: Spec) -> str:
     """Words the demo's reader has no rule for ("3 phones at 2499 each", "15% of 2480"): the ideal call is
     the shortest expression over the numbers the prompt says (`said_numbers`: its digits, and the 100 or 10
     that a percentage or a discount implies) that gives the result the answer must state."""

@@ -3,21 +3,19 @@
 Nothing here knows a tool. It reads, in Chinese and English: the language; small talk (a greeting, a
 thank-you) and questions about the assistant itself; the effect asked for — to remove something, to
 change something stored, to write something, or only to know (a question about how things are is never a
-write, even with a verb of writing in it: "已经添加过了吗", "is it recorded?"); whether the person asks what
-the assistant can do; and values, each as the person wrote it: codes (letters with digits, hyphens and
-spaces as written: SM-G9910, "SM A5460"), an arithmetic expression (operator words turned into signs,
-parentheses kept), and the words after a label ("营销名是 …", "market name … to …").
+write, even with a verb of writing in it: "已经添加过了吗", "is it recorded?"); a code proposed for adding;
+whether the person asks what the assistant can do, or what it cannot do at all. The values a request
+holds are read in `values.py` (codes, market names, labels) and `arithmetic.py` (sums in words).
 """
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 
 from app.models.embedded import spelling
+from app.models.embedded.arithmetic import arithmetic
+from app.models.embedded.values import codes, names
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 _EN = re.IGNORECASE
@@ -92,17 +90,6 @@ REMARK = re.compile(  # how the person finds things: judgements, feelings, the w
     _EN,
 )
 _WORDLESS = re.compile(r"[\s\W_]+")
-
-_CODE_GROUP = r"[A-Za-z0-9]+"
-_CODE_RUN = re.compile(rf"(?<![A-Za-z0-9-]){_CODE_GROUP}(?:-{_CODE_GROUP}|[ ](?=[A-Z0-9]){_CODE_GROUP})*")
-OPERATOR_WORDS = [  # longest first; what each becomes in an expression
-    ("乘以", "*"), ("除以", "/"), ("加上", "+"), ("减去", "-"), ("乘", "*"), ("除", "/"), ("加", "+"),
-    ("减", "-"), ("multiplied by", "*"), ("divided by", "/"), ("times", "*"), ("plus", "+"),
-    ("minus", "-"), ("over", "/"), ("×", "*"), ("÷", "/"), ("（", "("), ("）", ")"),
-]  # fmt: skip
-_EXPRESSION = re.compile(r"[-+*/().\d\s]*\d[-+*/().\d\s]*")
-LABEL_LINKS = re.compile(r"^\s*(?:是|为|叫|:|：|=|->|→|=>|is|called|named|of)?\s*", _EN)
-CLAUSE_END = re.compile(r"[，。；;,!！?？\n]")
 
 
 def language(text: str) -> str:
@@ -197,46 +184,10 @@ def asks_capabilities(text: str) -> bool:
     return bool(CAPABILITIES.search(text))
 
 
-def codes(text: str) -> list[str]:
-    """Codes as the person wrote them: letters and digits, both, at least three; a hyphen always joins
-    groups, a space joins groups that look like parts of a code (upper case, or with a digit). Words of a
-    market name (`names`: "vivo X100s") are no code."""
-    found = []
-    text = _brand_names().sub(" ", text)  # a market name, or a brand alone ("OPPO CPH2437")
-    for run in _CODE_RUN.findall(text):
-        for piece in _code_pieces(run):
-            plain = re.sub(r"[- ]", "", piece)
-            if len(plain) >= 3 and re.search(r"\d", plain) and re.search(r"[A-Za-z]", plain):
-                found.append(piece)
-    return list(dict.fromkeys(found))
-
-
-def names(text: str) -> list[str]:
-    """Market names as the person wrote them: a brand or series word (`cues.yaml`) and the words that follow
-    it, each capitalized or with a digit ("vivo X100 Pro", "一加 12", "OPPO Find X7", not "vivo in the db");
-    a brand alone is no name."""
-    found = (m[0].strip() for m in _brand_names().finditer(text))
-    return [name for name in found if not _brand_alone(name)]
-
-
-def _brand_alone(name: str) -> bool:
-    return name.casefold() in {b.casefold() for b in spelling.cues()["brands"]}
-
-
 def cannot_serve(text: str) -> bool:
     """Does the message ask for something the demo has no tool for (`cues.yaml`: the weather, a search,
     a translation, a poem, ...)?"""
     return _cannot().search(text) is not None
-
-
-@cache
-def _brand_names() -> re.Pattern[str]:
-    brands = "|".join(re.escape(b) for b in sorted(spelling.cues()["brands"], key=len, reverse=True))
-    code = r"(?:[A-Za-z]{3,}\d{3,}|[A-Za-z]\d{4}[A-Za-z]|\d{4,}[A-Za-z])[A-Za-z0-9]*(?![A-Za-z0-9])"
-    # a name's words: capitalized, or with a digit ("Find X7", "Mate 60 Pro", "S24+"), never a code's part
-    latin = r"(?:[A-Z0-9][A-Za-z0-9+]*|[a-z]+\d[A-Za-z0-9+]*)"
-    word = rf"(?!{code})(?![A-Za-z0-9]+-){latin}(?![A-Za-z0-9])"
-    return re.compile(rf"(?<![A-Za-z0-9])(?i:{brands})(?![a-z])(?:\s*{word})*")
 
 
 @cache
@@ -245,123 +196,3 @@ def _cannot() -> re.Pattern[str]:
     latin = "|".join(re.escape(w) for w in words if not CJK.search(w))
     chinese = "|".join(re.escape(w) for w in words if CJK.search(w))
     return re.compile(rf"{chinese}|(?<![A-Za-z])(?:{latin})(?![A-Za-z])", re.IGNORECASE)
-
-
-def _code_pieces(run: str) -> list[str]:
-    """`run` split at the space-joined words that are no part of a code ("Is SM-A5460" -> "SM-A5460")."""
-    pieces: list[list[str]] = [[]]
-    for group in run.split(" "):
-        if re.search(r"\d", group) or "-" in group or group.isupper():
-            pieces[-1].append(group)
-        elif pieces[-1]:
-            pieces.append([])
-    return [" ".join(piece) for piece in pieces if piece]
-
-
-_NUM = r"\d+(?:\.\d+)?"
-_CN_DIGITS = dict(zip("一二两三四五六七八九", "1223456789", strict=True))
-PERCENT_WORDS: list[
-    tuple[str, str | Callable[[re.Match[str]], str]]
-] = [  # share or discount -> sum, in order
-    (r"百分之\s*(" + _NUM + r")", r"\1%"),
-    (r"(?:打\s*)?([一二两三四五六七八九\d]{1,2})\s*折", lambda m: _discount(m[1])),
-    (rf"({_NUM})\s*%\s*(?:off|discount)\s*(?:of|on)?\s*\$?({_NUM})", r"(\2 * (100 - \1) / 100)"),
-    (rf"({_NUM})([^\d%]{{0,24}}?)({_NUM})\s*%\s*(?:off|discount)", r"(\1 * (100 - \3) / 100)\2"),
-    (rf"({_NUM})\s*%\s*(?:of|of the|的)\s*\$?({_NUM})", r"(\1 / 100 * \2)"),
-    (rf"({_NUM})\s*(?:的|of)\s*({_NUM})\s*%", r"(\1 * \2 / 100)"),
-    (rf"({_NUM})\s*%", r"(\1 / 100)"),
-]
-
-
-def _discount(digits: str) -> str:
-    """八折 is 80% of the price, 八五折 85%, 9 折 90%: a factor to multiply by."""
-    written = "".join(_CN_DIGITS.get(c, c) for c in digits)
-    return f" * {written} / {10 if len(written) == 1 else 100} "
-
-
-def arithmetic(text: str) -> str | None:
-    """The arithmetic the words ask for as an expression of digits and signs, or None: operator words and
-    signs, shares and discounts (`PERCENT_WORDS`), and prices times quantities (`priced`)."""
-    spelled = f" {text} "
-    for pattern, written in PERCENT_WORDS:
-        spelled = re.sub(pattern, written, spelled, flags=_EN)
-    for words, sign in OPERATOR_WORDS:
-        spelled = re.sub(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", f" {sign} ", spelled, flags=_EN)
-    for candidate in sorted(_EXPRESSION.findall(spelled), key=len, reverse=True):
-        expression = " ".join(candidate.split())
-        if _is_arithmetic(expression):
-            return expression
-    return priced(text)
-
-
-_UNIT = r"(?:台|部|个|件|只|支|箱|份|张|套|pcs|units?|phones?|items?|cases?|pieces?|boxes)"
-_QUANTITY = re.compile(
-    rf"(?:(?:买|进了|卖了|订了|buy|bought|order(?:ed)?|get)\s*({_NUM})|({_NUM})\s*{_UNIT})", _EN
-)
-_PRICE = re.compile(
-    rf"(?:[$¥￥]|每{_UNIT}|一{_UNIT}[^\d]{{0,6}}|单价|\bat\b|@)\s*({_NUM})|({_NUM})\s*(?:元|块|dollars?|bucks|yuan|each|apiece)",
-    _EN,
-)
-_ADDED = re.compile(rf"(?:plus|and|加|再加|另加|运费|shipping)\D{{0,12}}?({_NUM})(?!\s*{_UNIT})", _EN)
-
-
-def priced(text: str) -> str | None:
-    """A word problem of prices and quantities ("2 units at 999 apiece", "一部 1999 元，买 5 部"): each
-    quantity times its price, in the order they come, plus an amount added after them, or None when a
-    number of the words is neither."""
-    found: list[tuple[int, str, str]] = []
-    for kind, pattern in (("q", _QUANTITY), ("p", _PRICE)):
-        found += [(m.start(), kind, m[1] or m[2]) for m in pattern.finditer(text)]
-    found = sorted({at: (at, kind, n) for at, kind, n in sorted(found, key=lambda f: f[1] == "q")}.values())
-    terms, waiting = [], None
-    for _, kind, number in found:
-        if waiting and waiting[0] != kind:
-            terms.append(f"{waiting[1]} * {number}")
-            waiting = None
-        else:
-            waiting = (kind, number)
-    said = {n for _, _, n in found}
-    extra = [m[1] for m in _ADDED.finditer(text) if m[1] not in said]
-    if not terms or waiting or len(said) + len(extra) != len(re.findall(_NUM, text)):
-        return None
-    return " + ".join([*terms, *extra])
-
-
-def _is_arithmetic(expression: str) -> bool:
-    try:
-        tree = ast.parse(expression, mode="eval")
-    except SyntaxError:
-        return False
-    return any(isinstance(node, ast.BinOp) for node in ast.walk(tree))
-
-
-_CHANGED_TO = re.compile(
-    r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修改为|变成|设成|设为|设置为|填成|写成|填上|->|→|=>)\s*(?:是|为)?",
-    _EN,
-)
-
-
-def changed_to(value: str) -> str:
-    """What follows the last change link in `value` ("for PHY110 to OPPO Reno11 F": "OPPO Reno11 F"),
-    else `value` itself."""
-    links = list(_CHANGED_TO.finditer(value))
-    return value[links[-1].end() :] if links else value
-
-
-@dataclass(frozen=True)
-class Labelled:
-    label: str
-    value: str
-
-
-def after_label(text: str, labels: list[str]) -> Labelled | None:
-    """The words after the longest of `labels` found in `text`, up to the end of that clause."""
-    for label in sorted(labels, key=len, reverse=True):
-        found = re.search(re.escape(label), text, _EN)
-        if found is None:
-            continue
-        rest = text[found.end() :]
-        rest = rest[LABEL_LINKS.match(rest).end() :]  # type: ignore[union-attr]
-        value = CLAUSE_END.split(rest, 1)[0].strip()
-        return Labelled(label, value) if value else None
-    return None

@@ -29,7 +29,9 @@ from agent.memory import TYPED
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import reading, spelling
+from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.facts import FACTS, NAME_LABELS, UNSET, facts
+from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, names
 
 Arguments = dict[str, Any]
 # the words a request is read for, however typed (spelling.py): the reader's, the names of the market-name
@@ -111,7 +113,7 @@ class Router:
     @staticmethod
     def _about_us(text: str, effect: str) -> str | None:
         """The host's own kinds of turn: small talk, what it can do, who it is (never with a code)."""
-        if reading.codes(text) or effect != "read":
+        if codes(text) or effect != "read":
             return None
         if reading.asks_capabilities(text):
             return "capabilities"
@@ -159,10 +161,10 @@ def values_for(tool: FunctionTool, text: str) -> dict[str, list[str]]:
     for value in labelled.values():
         rest = rest.replace(value, " ")  # a name after its label holds no code ("OPPO Find N3")
     labelled = {name: value for name, value in labelled.items() if not _unset(value)}
-    named = reading.names(rest)
+    named = names(rest)
     found = {
-        "codes": reading.codes(rest),
-        "arithmetic": [e for e in [reading.arithmetic(text)] if e],
+        "codes": codes(rest),
+        "arithmetic": [e for e in [arithmetic(text)] if e],
         "names": named,
     }
     for name in named:  # a market name given without its field's name: its script tells the field
@@ -207,9 +209,9 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
     kept = [p for p in places if not any(o != p and o[0] <= p[0] and p[1] <= o[1] for o in places)]
     values: dict[str, str] = {}
     for _, end, name, _label in sorted(kept):
-        link = reading.LABEL_LINKS.match(text[end:])
-        clause = reading.CLAUSE_END.split(text[end + link.end() :], 1)[0]  # type: ignore[union-attr]
-        value = reading.changed_to(clause)
+        link = LABEL_LINKS.match(text[end:])
+        clause = CLAUSE_END.split(text[end + link.end() :], 1)[0]  # type: ignore[union-attr]
+        value = changed_to(clause)
         if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
             continue  # "the market name for CPH2451", "营销名改一下": whose name, or the change, not the name
         value = PARTICLES.sub("", value.strip())  # "改成 真我 Neo 吧": the name, not the 吧

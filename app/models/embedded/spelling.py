@@ -77,7 +77,7 @@ def _by_sound(text: str, words: tuple[str, ...]) -> str:
         from pypinyin import lazy_pinyin
     except ImportError:  # the [local] extra brings it; without it, homophones stay as typed
         return text
-    sounds = {tuple(lazy_pinyin(word)): word for word in sorted(words, key=len)}
+    sounds = _sounds(words)
     out = []
     for run in re.split(r"([\u3400-\u9fff]+)", text):
         if not _CJK_RUN.fullmatch(run):
@@ -91,3 +91,11 @@ def _by_sound(text: str, words: tuple[str, ...]) -> str:
             i += len(found) if found else 1
         out.append("".join(kept))
     return "".join(out)
+
+
+@cache
+def _sounds(words: tuple[str, ...]) -> dict[tuple[str, ...], str]:
+    """How each of `words` sounds (its syllables, tones aside) -> the word, worked out once."""
+    from pypinyin import lazy_pinyin
+
+    return {tuple(lazy_pinyin(word)): word for word in sorted(words, key=len)}

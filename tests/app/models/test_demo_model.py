@@ -15,17 +15,7 @@ from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ok
 from app.models.embedded.answers import Answerer, capabilities
 from app.models.embedded.chat_model import DemoChatModel, kept_true
-from app.models.embedded.routing import Router
 from tests.support.fake_llm import text
-from tools import default_tools
-
-
-@pytest.fixture(scope="module")
-def router() -> Router:
-    registry = ToolRegistry()
-    for tool in default_tools("http://127.0.0.1:9/api/models"):
-        registry.register(tool)
-    return Router(registry)
 
 
 @pytest.mark.parametrize(

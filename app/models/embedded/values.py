@@ -1,0 +1,84 @@
+"""The values a request holds, each as the person wrote it, read by the host for the embedded demo model.
+
+Codes (letters with digits, hyphens and spaces as written: SM-G9910, "SM A5460"), never the letters and
+digits of a market name; market names (a brand or series word of `cues.yaml` and the words after it:
+"vivo X100 Pro", "一加 12"); and, for a labelled value ("营销名是 …", "market name … to …"), the links that
+come between a label and its value and what a change changes to.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from app.models.embedded import spelling
+
+_CODE_GROUP = r"[A-Za-z0-9]+"
+_CODE_RUN = re.compile(rf"(?<![A-Za-z0-9-]){_CODE_GROUP}(?:-{_CODE_GROUP}|[ ](?=[A-Z0-9]){_CODE_GROUP})*")
+LABEL_LINKS = re.compile(r"^\s*(?:是|为|叫|:|：|=|->|→|=>|is|called|named|of)?\s*", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[，。；;,!！?？\n]")
+
+
+def codes(text: str) -> list[str]:
+    """Codes as the person wrote them: letters and digits, both, at least three; a hyphen always joins
+    groups, a space joins groups that look like parts of a code (upper case, or with a digit). Words of a
+    market name (`names`: "vivo X100s") are no code."""
+    found = []
+    text = _brand_names().sub(" ", text)  # a market name, or a brand alone ("OPPO CPH2437")
+    for run in _CODE_RUN.findall(text):
+        for piece in _code_pieces(run):
+            plain = re.sub(r"[- ]", "", piece)
+            if len(plain) >= 3 and re.search(r"\d", plain) and re.search(r"[A-Za-z]", plain):
+                found.append(piece)
+    return list(dict.fromkeys(found))
+
+
+def names(text: str) -> list[str]:
+    """Market names as the person wrote them: a brand or series word (`cues.yaml`) and the words that follow
+    it, each capitalized or with a digit ("vivo X100 Pro", "一加 12", "OPPO Find X7", not "vivo in the db");
+    a brand alone is no name."""
+    found = (m[0].strip() for m in _brand_names().finditer(text))
+    return [name for name in found if not _brand_alone(name)]
+
+
+def _brand_alone(name: str) -> bool:
+    return name.casefold() in _brands()
+
+
+@cache
+def _brands() -> frozenset[str]:
+    return frozenset(b.casefold() for b in spelling.cues()["brands"])
+
+
+@cache
+def _brand_names() -> re.Pattern[str]:
+    brands = "|".join(re.escape(b) for b in sorted(spelling.cues()["brands"], key=len, reverse=True))
+    code = r"(?:[A-Za-z]{3,}\d{3,}|[A-Za-z]\d{4}[A-Za-z]|\d{4,}[A-Za-z])[A-Za-z0-9]*(?![A-Za-z0-9])"
+    # a name's words: capitalized, or with a digit ("Find X7", "Mate 60 Pro", "S24+"), never a code's part
+    latin = r"(?:[A-Z0-9][A-Za-z0-9+]*|[a-z]+\d[A-Za-z0-9+]*)"
+    word = rf"(?!{code})(?![A-Za-z0-9]+-){latin}(?![A-Za-z0-9])"
+    return re.compile(rf"(?<![A-Za-z0-9])(?i:{brands})(?![a-z])(?:\s*{word})*")
+
+
+def _code_pieces(run: str) -> list[str]:
+    """`run` split at the space-joined words that are no part of a code ("Is SM-A5460" -> "SM-A5460")."""
+    pieces: list[list[str]] = [[]]
+    for group in run.split(" "):
+        if re.search(r"\d", group) or "-" in group or group.isupper():
+            pieces[-1].append(group)
+        elif pieces[-1]:
+            pieces.append([])
+    return [" ".join(piece) for piece in pieces if piece]
+
+
+_CHANGED_TO = re.compile(
+    r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修改为|变成|设成|设为|设置为|填成|写成|填上|->|→|=>)\s*(?:是|为)?",
+    re.IGNORECASE,
+)
+
+
+def changed_to(value: str) -> str:
+    """What follows the last change link in `value` ("for PHY110 to OPPO Reno11 F": "OPPO Reno11 F"),
+    else `value` itself."""
+    links = list(_CHANGED_TO.finditer(value))
+    return value[links[-1].end() :] if links else value

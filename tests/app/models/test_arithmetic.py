@@ -1,0 +1,48 @@
+"""Arithmetic in words for the demo model (app/models/embedded/arithmetic.py): operator words, shares,
+discounts, prices times quantities. Phrases written for development, and the issue's own examples (the
+evaluation's held-out prompts are not used here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.models.embedded.arithmetic import arithmetic
+
+
+@pytest.mark.parametrize(
+    "text, expression",
+    [
+        ("请算 8 乘以 (2 加 3)", "8 * (2 + 3)"),
+        ("What's 144 divided by 12?", "144 / 12"),
+        ("100 减去 37 等于多少", "100 - 37"),
+        ("2 plus 2 times 3", "2 + 2 * 3"),
+        ("（1 + 2）× 3", "( 1 + 2 ) * 3"),
+        ("把 PHB110 加到数据库", None),
+        ("hello", None),
+    ],
+)
+def test_arithmetic_in_words(text, expression):
+    assert arithmetic(text) == expression
+
+
+@pytest.mark.parametrize(
+    "said, expression",
+    [
+        ("what is 20% of 1500", "(20 / 100 * 1500)"),
+        ("1500 的 15%", "(1500 * 15 / 100)"),
+        ("百分之 30 of 200", "(30 / 100 * 200)"),
+        ("25% off 800", "(800 * (100 - 25) / 100)"),
+        ("a 1200 phone at 10% off", "(1200 * (100 - 10) / 100)"),
+        ("2999 打八折", "2999 * 8 / 10"),
+        ("4999 八五折是多少", "4999 * 85 / 100"),
+        ("一部手机 1999 元，买 5 部多少钱", "1999 * 5"),  # the issue's
+        ("每台 899，进了 12 台", "899 * 12"),
+        ("2 units at 999 apiece", "2 * 999"),
+        ("we got 4 boxes at $120 and shipping 30", "4 * 120 + 30"),
+        ("45 加 67", "45 + 67"),
+        ("我有 3 部手机", None),  # a quantity alone is no sum
+        ("RMX3085 有没有", None),
+    ],
+)
+def test_shares_discounts_and_prices_are_arithmetic(said, expression):
+    assert arithmetic(said) == expression
