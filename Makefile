@@ -87,12 +87,12 @@ lint: install
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 
-# The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
 # The agent evaluation: the embedded default model, then the scripted control (see the README's table).
 eval: install
 	$(PY) -m benchmarks.agent_eval
 	$(PY) -m benchmarks.agent_eval --control
 
+# The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
 conformance: install
 	bash conformance/run.sh
 

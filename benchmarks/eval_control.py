@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmarks import scripted_llm
 from benchmarks.eval_spec import Spec, all_specs
-from benchmarks.eval_truth import said_numbers
+from benchmarks.eval_truth import said_numbers, written_number
 
 
 def _power(base: float, exponent: float) -> float:
@@ -76,16 +76,18 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
         from tools.current_time import CITIES
 
         named = (re.search(re.escape(c), spec.text, re.IGNORECASE) for c in CITIES)  # "sydney" too
-        place = next((m[0] for m in named if m), None)  # the value as the person wrote it
+        place = next((m[0] for m in named if m), spec.zone)  # as the person wrote it, else the zone meant
         return [(name, {"timezone": place} if place else {})]
     return [(name, {})]
 
 
 def _keyword(spec: Spec) -> str:
     """What the person looks up, as they wrote it: the end of two words or more of the sought model's
-    market name that their words hold ("Find X7" of "OPPO Find X7"), else a code (mistyped or not)."""
-    words = spec.seed.get(spec.says[0], "").split()
-    ends = [" ".join(words[i:]) for i in range(len(words) - 1)]
+    market name that their words hold ("Find X7" of "OPPO Find X7", "GT5 Pro" of "真我GT5 Pro"), else a
+    code (mistyped or not). A word is a run of one script: Chinese characters, or anything else."""
+    name = spec.seed.get(spec.says[0], "")
+    starts = [m.start() for m in re.finditer(r"[\u3400-\u9fff]+|[^\s\u3400-\u9fff]+", name)]
+    ends = [name[start:] for start in starts[:-1]]
     named = next((end for end in ends if end.casefold() in spec.text.casefold()), None)
     code = re.search(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9-]{4,}", spec.text)
     return named or (code[0] if code else spec.says[0])
@@ -153,6 +155,8 @@ def answer(envelope: dict[str, Any], spec: Spec) -> str:
             if data["total"]
             else f"No model matching {spec.says[0] if spec.says else ''} is in the database."
         )
+    if isinstance(data, dict) and isinstance(data.get("result"), (int, float)):
+        return f"{data.get('expression', 'It')} = {written_number(data['result'])}."
     return json.dumps(data, ensure_ascii=False)
 
 
@@ -178,13 +182,17 @@ def serving() -> Iterator[str]:
 def _in_chinese(data: dict[str, Any], spec: Spec) -> str:
     if data.get("didYouMean"):
         return f"没有 {_keyword(spec)}；你是说 {'、'.join(data['didYouMean'])} 吗？"
+    if "items" in data and not data["total"]:
+        return f"数据库里没有 {_keyword(spec)}。"
     if "items" in data:
         return f"找到 {data['total']} 个：{'、'.join(row['model'] for row in data['items'])}。"
     if "datetime" in data:
         return f"现在是{data.get('placeZh') or ''}时间 {data['datetime']}。"
     if "model" in data:
         return f"好的：{data['model']}（{data.get('marketName')}，{data.get('marketNameEn') or ''}）。"
-    return f"结果：{data.get('result')}。"
+    if "result" in data:
+        return f"结果：{written_number(data['result'])}。"
+    return json.dumps(data, ensure_ascii=False)
 
 
 def _expression_for(spec: Spec) -> str:

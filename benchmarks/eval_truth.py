@@ -32,7 +32,7 @@ def answer_problems(spec: Spec, answer: str, when: tuple[float, float]) -> list[
         problems.append(f"says none of {list(spec.says_one_of)}")
     problems += [f"says {s!r}" for s in spec.never_says if s in answer]
     if spec.result is not None and not _states_number(answer, spec.result):
-        problems.append(f"does not state {spec.result:g}")
+        problems.append(f"does not state {written_number(spec.result)}")
     if spec.zone and not any(_states_time(answer, spec.zone, moment) for moment in when):
         problems.append(f"does not state the time in {spec.zone}")
     if spec.kind == "ask" and not ("?" in answer or "？" in answer):
@@ -71,9 +71,14 @@ def _says(answer: str, text: str) -> bool:
     return text in answer or (stored is not None and stored in answer)
 
 
+def written_number(number: float) -> str:
+    """A number as a person writes it: no float noise, no trailing zeros (3649.3, 12345.67, 300)."""
+    return f"{number:.6f}".rstrip("0").rstrip(".")
+
+
 def _states_number(answer: str, number: float) -> bool:
-    written = f"{number:g}" if number != int(number) else str(int(number))
-    return re.search(rf"(?<![\d.]){re.escape(written)}(?![\d])", answer) is not None
+    written = re.escape(written_number(number))
+    return re.search(rf"(?<![\d.]){written}(?![\d])", answer) is not None
 
 
 def _states_time(answer: str, zone: str, moment: float) -> bool:
@@ -83,7 +88,8 @@ def _states_time(answer: str, zone: str, moment: float) -> bool:
 
 
 def ungrounded_arguments(text: str, audit: list[dict[str, Any]]) -> list[str]:
-    """`tool(name=value)` for each argument value that was not in the person's words."""
+    """`tool(name=value)` for each argument value that was not in the person's words: a value of a parameter
+    the tool grounds (as the host checks it), or a number of a sum."""
     found = []
     for line in audit:
         tool = _tools().get(line["tool"])
@@ -116,6 +122,8 @@ def _from_words(text: str, tool: FunctionTool | None, name: str, value: Any) -> 
         return True
     if isinstance(value, str) and _ARITHMETIC.match(value) and re.search(r"[-+*/]", value):
         return {float(n) for n in _NUMBER.findall(value)} <= {float(n) for n in said_numbers(text)}
+    if tool and name not in tool.grounded:  # the tool asks a model to infer it: "India" -> Asia/Kolkata
+        return True
     canonical = (lambda v: tool.canonical(name, v)) if tool else str
     return said_by_person(str(value), (text,), canonical)
 
