@@ -27,6 +27,7 @@ PARTS = {
     "remarks held-out 3": "remarks_heldout_3.yaml",
     "people held-out": "people_heldout.yaml",
     "people held-out 2": "people_heldout_2.yaml",
+    "people held-out 3": "people_heldout_3.yaml",
 }
 
 
