@@ -67,6 +67,10 @@ SAYS = {
     },
 }  # fmt: skip
 MISSING = {"zh": "要{tool}，{what}是什么？", "en": "To {tool}, what is {what}?"}
+WHICH = {
+    "zh": "要把 {codes} 添加到数据库，还是查询？请说“添加 {codes}”或“查询 {codes}”。",
+    "en": 'Shall I add {codes} to the database, or look {it} up? Say "add {codes}" or "look up {codes}".',
+}
 
 
 class Answerer:
@@ -91,6 +95,9 @@ class Answerer:
             return CANNOT[plan.lang].format(what=what, confirm=CONFIRM[plan.lang])
         if plan.kind == "missing":
             return self.missing(plan)
+        if plan.kind == "which":
+            joined = ("、" if plan.lang == "zh" else ", ").join(str(c["model"]) for c in plan.calls)
+            return WHICH[plan.lang].format(codes=joined, it="them" if len(plan.calls) > 1 else "it")
         return None
 
     def results(self, turn: list[BaseMessage], lang: str) -> str:

@@ -38,9 +38,49 @@ def _discount(digits: str) -> str:
     return f" * {written} / {10 if len(written) == 1 else 100} "
 
 
+# a change asked for in percent ("what percent increase"): from the first number to the second
+_ASKS_RATE = re.compile(
+    r"百分之(?:多少|几)|多少\s*%|几个百分点|what\s+percent|how\s+many\s+percent|by\s+what\s+percentage|"
+    r"percent(?:age)?\s+(?:increase|decrease|change|rise|drop|growth)",
+    _EN,
+)
+_FALLS = re.compile(r"降|跌|少了|减少|下滑|decrease|drop|fall|fell|decline|down", _EN)
+# a coupon or voucher taken off the price, before or after its amount
+_COUPON = re.compile(
+    rf"({_NUM})\s*(?:dollars?|bucks|yuan|元|块)?\s*(?:off\s+)?(?:coupon|voucher|优惠券|券)|"
+    rf"(?:coupon|voucher|优惠券|券)\D{{0,6}}?({_NUM})|(?:再减|立减|又减)\s*({_NUM})",
+    _EN,
+)
+
+
 def arithmetic(text: str) -> str | None:
-    """The arithmetic the words ask for as an expression of digits and signs, or None: operator words and
-    signs, shares and discounts (`PERCENT_WORDS`), and prices times quantities (`priced`)."""
+    """The arithmetic the words ask for as an expression of digits and signs, or None: a change in percent
+    (`rate`), operator words and signs, shares and discounts (`PERCENT_WORDS`) less a coupon, and prices
+    times quantities (`priced`)."""
+    found = rate(text) or _read(text)
+    return found and _less_coupon(text, found)
+
+
+def rate(text: str) -> str | None:
+    """The change from one number to another in percent, when that is asked ("from 80 to 100, what percent
+    increase"): two numbers, the rise (or, where the words say it fell, the fall) over the first."""
+    numbers = re.findall(_NUM, text)
+    if not _ASKS_RATE.search(text) or len(numbers) != 2:
+        return None
+    first, then = numbers
+    change = f"({first} - {then})" if _FALLS.search(text) else f"({then} - {first})"
+    return f"{change} / {first} * 100"
+
+
+def _less_coupon(text: str, expression: str) -> str:
+    coupon = _COUPON.search(text)
+    amount = coupon and next(n for n in coupon.groups() if n)
+    if not amount or re.search(rf"-\s*{re.escape(amount)}(?![\d.])", expression):
+        return expression  # none, or taken off already ("再减 20")
+    return f"{expression} - {amount}"
+
+
+def _read(text: str) -> str | None:
     spelled = f" {text} "
     for pattern, written in PERCENT_WORDS:
         spelled = re.sub(pattern, written, spelled, flags=_EN)

@@ -67,7 +67,7 @@ class DemoChatModel(BaseChatModel):
         turn = this_turn(messages)
         plan = self.router.plan_for(turn)
         if (stated := self.answerer(turn)) is not None:
-            asks = plan.kind == "missing" and not any(isinstance(m, ToolMessage) for m in turn)
+            asks = plan.kind in ("missing", "which") and not any(isinstance(m, ToolMessage) for m in turn)
             answer = AIMessage(content=stated, additional_kwargs={ASKS: True} if asks else {})
             return ChatResult(generations=[ChatGeneration(message=answer)])
         if plan.kind == "tool" and offered and not words_only:

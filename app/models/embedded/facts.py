@@ -151,7 +151,9 @@ FACTS: dict[str, Facts] = {
         examples=(("现在几点？", {}), ("What day is today?", {}), ("柏林现在几点", {"timezone": "柏林"})),
         cues=(
             *("几点", "时间", "几号", "日期", "星期", "周几", "礼拜几", "时区", "钟"),
+            *("早上", "上午", "中午", "下午", "晚上"),
             *("time", "date", "day", "clock", "o'clock", "hour", "timezone", "weekday"),
+            *("morning", "afternoon", "evening", "night"),
         ),
         said={
             "zh": (

@@ -25,10 +25,12 @@ REMOVE = re.compile(
     rf"删|移除|去掉|清除|抹掉|\b(?:delete|remove|drop|erase|purge|get rid of){_INFLECTED}", _EN
 )
 CHANGE = re.compile(
-    r"改成|改为|换成|改一下|修改|更改|更新|改名|设成|设为|设置为|填成|写成|"
-    rf"\b(?:chang|change|set|renam|rename|updat|update|modif|modify|correct){_INFLECTED}",
+    r"改成|改为|换成|改一下|修改|更改|更新|改名|设成|设为|设置为|填成|写成|应改为|"
+    rf"\b(?:chang|change|set|renam|rename|updat|update|modif|modify|correct|fix){_INFLECTED}",
     _EN,
 )
+# what a stored value should be ("营销名应该是 X", "should read X"): a change, unless something is added
+CORRECTION = re.compile(r"应该是|应为|\bshould (?:be|read|say)\b", _EN)
 WRITE = re.compile(
     r"添加|加到|加进|加入|加上|加一下|新增|录(?:入|一下|上|进)|登记|存到|存入|存进|存一下|保存|记录|记下|收录|入库|写入|"
     rf"\b(?:add|sav|save|stor|store|record|register|insert|creat|create|put|log){_INFLECTED}",
@@ -143,11 +145,16 @@ def effect_asked(text: str) -> str:
     things are ("添加过没有", "is it recorded?") only reads, unless it is a request ("能帮我加上吗");
     removing or changing what is stored ("改成", "set the market name") is destructive; the first verb
     decides between looking and writing ("查一下 X 存了没有", "show all records")."""
+    if not codes(text) and arithmetic(text) is not None:
+        return "read"  # a sum: "by what percentage did it drop" removes nothing
     question = bool(ASKS_HOW_THINGS_ARE.search(text))
     request = bool(REQUEST.search(text)) or _starts_with_verb(text)
-    if (REMOVE.search(text) or CHANGE.search(text)) and (request or not question):
+    words = _without_names(text)  # "OPPO Find X8" finds nothing
+    write, look = WRITE.search(words), READ.search(words)
+    adds = write or re.search(r"(?<!一)加|\badd\b", text, _EN)  # a bare 加 (a sum's too) beside a name adds
+    changes = CHANGE.search(text) or (CORRECTION.search(text) and not adds)
+    if (REMOVE.search(text) or changes) and (request or not question):
         return "destructive"
-    write, look = WRITE.search(text), READ.search(text)
     writes_first = write is not None and (look is None or write.start() < look.start())
     if writes_first and (not question or (request and look is None)):
         return "write"
@@ -155,6 +162,27 @@ def effect_asked(text: str) -> str:
     if proposes(text) and look is None and (request or states):
         return "write"
     return "read"
+
+
+def _without_names(text: str) -> str:
+    for name in names(text):
+        text = text.replace(name, " ")
+    return text
+
+
+def unsure(text: str) -> bool:
+    """Does a message with a code leave open whether to add it or look it up: a word that asks for something
+    without saying what (`cues.yaml`'s `vague`: "处理", "handle") and no word of adding or looking? (A
+    code alone is a proposal to add, as it answers "what is the code?"; the confirmation is the check.)"""
+    if not codes(text) or WRITE.search(text) or READ.search(text) or CHANGE.search(text):
+        return False
+    return _vague().search(text) is not None
+
+
+@cache
+def _vague() -> re.Pattern[str]:
+    words = sorted(spelling.cues()["vague"], key=len, reverse=True)
+    return re.compile("|".join(rf"(?<![A-Za-z]){re.escape(w)}(?![A-Za-z])" for w in words), re.IGNORECASE)
 
 
 def proposes(text: str) -> bool:
@@ -175,9 +203,12 @@ def _starts_with_verb(text: str) -> bool:
 
 
 # The words the reader looks for, for `spelling.normalized` to know them however they are typed; the first
-# four name what is to be done.
-CUE_PATTERNS = (REMOVE, CHANGE, WRITE, READ, ASKS_HOW_THINGS_ARE, REQUEST, CAPABILITIES, IDENTITY, ASKS_FOR)
-ACTS = CUE_PATTERNS[:4]
+# five name what is to be done.
+CUE_PATTERNS = (
+    *(REMOVE, CHANGE, CORRECTION, WRITE, READ),
+    *(ASKS_HOW_THINGS_ARE, REQUEST, CAPABILITIES, IDENTITY, ASKS_FOR),
+)
+ACTS = CUE_PATTERNS[:5]
 
 
 def asks_capabilities(text: str) -> bool:

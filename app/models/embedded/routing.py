@@ -31,7 +31,7 @@ from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import reading, spelling
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.facts import FACTS, NAME_LABELS, UNSET, facts
-from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, names
+from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
 
 Arguments = dict[str, Any]
 # the words a request is read for, however typed (spelling.py): the reader's, the names of the market-name
@@ -50,7 +50,8 @@ LATIN, CJK_RUN = re.compile(r"[A-Za-z]+"), re.compile(r"[\u3400-\u9fff]+")
 class Plan:
     """What the host makes of one request: kind "tool" (run `calls` of `tool`), "chat" (the model's
     words), "greeting", "thanks", "identity", "capabilities" (say what the tools do), "offtopic" (a question
-    the demo cannot answer), "cannot" (no tool has the effect asked for) or "missing" (ask for a value)."""
+    the demo cannot answer), "cannot" (no tool has the effect asked for), "missing" (ask for a value) or
+    "which" (ask whether to add the codes of `calls` or look them up)."""
 
     lang: str
     kind: str
@@ -90,6 +91,8 @@ class Router:
             return Plan(lang, about_us, effect)
         if effect == "read" and reading.cannot_serve(text) and reading.asks_or_requests(text):
             return Plan(lang, "offtopic", effect)  # the weather, a search, a poem: no tool of the demo's
+        if effect == "write" and reading.unsure(text):  # "处理 PKX110": add it, or look it up?
+            return Plan(lang, "which", effect, calls=tuple({"model": code} for code in codes(text)))
         fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t) and cued(t, text)]
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
@@ -210,8 +213,10 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
     values: dict[str, str] = {}
     for _, end, name, _label in sorted(kept):
         link = LABEL_LINKS.match(text[end:])
-        clause = CLAUSE_END.split(text[end + link.end() :], 1)[0]  # type: ignore[union-attr]
+        clause, *rest = CLAUSE_END.split(text[end + link.end() :], 2)  # type: ignore[union-attr]
         value = changed_to(clause)
+        if value is clause and rest and (said := leads_to(rest[0])):
+            value = said  # a name said to be wrong, then what it should be: the latter
         if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
             continue  # "the market name for CPH2451", "营销名改一下": whose name, or the change, not the name
         value = PARTICLES.sub("", value.strip())  # "改成 真我 Neo 吧": the name, not the 吧

@@ -72,9 +72,16 @@ def _code_pieces(run: str) -> list[str]:
 
 
 _CHANGED_TO = re.compile(
-    r"(?:\bto\b|\bas\b|改成|改为|换成|更改为|修改为|变成|设成|设为|设置为|填成|写成|填上|->|→|=>)\s*(?:是|为)?",
+    r"(?:\bto\b|\bas\b|\bshould (?:be|read|say)\b|改成|改为|换成|更改为|修改为|变成|设成|设为|设置为|"
+    r"填成|写成|填上|应该是|应为|应改为|->|→|=>)\s*(?:是|为)?",
     re.IGNORECASE,
 )
+
+
+def leads_to(clause: str) -> str | None:
+    """What a clause that opens with a change link says it should be ("应该是 OPPO K12": "OPPO K12")."""
+    link = _CHANGED_TO.match(clause.lstrip())
+    return clause.lstrip()[link.end() :] if link else None
 
 
 def changed_to(value: str) -> str:

@@ -46,3 +46,19 @@ def test_arithmetic_in_words(text, expression):
 )
 def test_shares_discounts_and_prices_are_arithmetic(said, expression):
     assert arithmetic(said) == expression
+
+
+@pytest.mark.parametrize(
+    "said, expression",
+    [
+        ("from 80 to 100, what percent increase is that?", "(100 - 80) / 80 * 100"),
+        ("去年卖了 200 台，今年 260 台，增长了百分之几？", "(260 - 200) / 200 * 100"),
+        ("price went from 50 to 40, by what percentage did it drop?", "(50 - 40) / 50 * 100"),
+        ("it costs 1200, 25% off, then a 100 yuan voucher: I pay?", "(1200 * (100 - 25) / 100) - 100"),
+        ("原价 2000 打八折，再用一张 100 元优惠券，多少钱", "2000 * 8 / 10 - 100"),
+    ],
+)
+def test_a_change_in_percent_and_a_coupon_are_sums(said, expression):
+    """A change asked for in percent is the rise (or the fall, where the words say so) over the first
+    number; a coupon comes off the price after its discount."""
+    assert arithmetic(said) == expression

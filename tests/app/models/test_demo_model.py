@@ -195,3 +195,37 @@ def test_a_tool_turn_is_the_plan_and_a_chat_turn_the_models_words(router, fake_l
     reply = model.bind_tools(tools).invoke([SystemMessage("S"), person_message("hello there")])
     assert reply.content == "Hello! How can I help?"
     assert "tools" not in fake_llm.requests[0]
+
+
+UPDATE, ADD = "update_market_name", "add_device_model"
+
+
+@pytest.mark.parametrize(
+    "said, tool, call",
+    [
+        ("V2244A 的英文名应该是 vivo Y78", UPDATE, {"model": "V2244A", "marketNameEn": "vivo Y78"}),
+        ("PJA110 营销名不对，应该是 一加 Ace 2", UPDATE, {"model": "PJA110", "marketName": "一加 Ace 2"}),
+        ("V2244A's chinese name should be 维沃 Y78", UPDATE, {"model": "V2244A", "marketName": "维沃 Y78"}),
+        ("帮我加 PKX110，营销名应该是 OPPO Find X8", ADD, {"model": "PKX110", "marketName": "OPPO Find X8"}),
+        ("add PKX110, english name should be OPPO N5", ADD, {"model": "PKX110", "marketNameEn": "OPPO N5"}),
+    ],
+)  # fmt: skip
+def test_what_a_name_should_be_changes_it_unless_the_model_is_being_added(router, said, tool, call):
+    """What a stored name should be (应该是, "should be") is a change to what follows those words, not to
+    what is wrong; beside an add it is the new model's name. A market name's own words ("Find") ask
+    nothing."""
+    plan = router.plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", tool, [call])
+
+
+@pytest.mark.parametrize(
+    "said, lang, codes",
+    [("PKB110 帮忙处理", "zh", ["PKB110"]), ("deal with CPH2611 and PKB110", "en", ["CPH2611", "PKB110"])],
+)
+def test_a_code_with_a_word_that_says_not_what_to_do_is_asked_about(router, said, lang, codes):
+    """ "处理 X", "deal with X": add it, or look it up? The demo asks (and `-m` exits 2) instead of
+    guessing; a code alone still proposes an add, as it answers "what is the code?"."""
+    plan = router.plan(said)
+    assert (plan.kind, plan.lang, [c["model"] for c in plan.calls]) == ("which", lang, codes)
+    assert router.plan("PKX110").tool == "add_device_model"
+    assert router.plan("handle PKX110, add it").tool == "add_device_model"
