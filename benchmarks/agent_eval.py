@@ -50,7 +50,7 @@ NO_TOOL = (
     *("cannot", "ask"),
 )
 # The prompts each part must pass on the embedded model, as docs/embedded states them: the figure measured
-# after the demo learned to read people (8e72fbb), less one where the 135M model's own words are scored.
+# after the demo's last change of reading (5318b19), less one where the 135M model's own words are scored.
 FLOORS = {
     "tuned": 34,
     "held-out": 43,
@@ -58,8 +58,9 @@ FLOORS = {
     "remarks held-out": 9,
     "remarks held-out 2": 23,
     "remarks held-out 3": 29,
-    "people held-out": 64,
-    "people held-out 2": 50,
+    "people held-out": 70,
+    "people held-out 2": 54,
+    "people held-out 3": 60,
 }
 
 

@@ -46,6 +46,11 @@ GENERIC = {
     "market name for #": "the field's name and whose: the change tool's example, older than the people parts",
     "今天几号": "the clock tool's own description, which the people parts' writers were shown",
     "数据库里的机型": "the list tool's own summary ('the models in the database')",
+    "都有哪些": "'which … are there', the list tool's own example, which the people writers were shown",
+    "的英文营销名": "the field's title (英文营销名, marketNameEn) after a code, as the writers were shown it",
+    "英文名改": "the field's label before a change verb",
+    "0加0等于": "a number, 'plus', a number, 'equals': the calculator's own example, shown to the writers",
+    "set the market name": "the change tool's act and field, named in the reader's docstring before people 3",
 }
 
 

@@ -15,6 +15,7 @@ SIZES = {
     "remarks held-out 3": 30,
     "people held-out": 72,
     "people held-out 2": 72,
+    "people held-out 3": 72,
 }
 
 
