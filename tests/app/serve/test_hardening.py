@@ -4,6 +4,7 @@ tool call's id that is no string) is a 400, never a 500 — each beside a reques
 
 from __future__ import annotations
 
+import select
 import socket
 import time
 
@@ -41,6 +42,45 @@ def test_json_answers_say_nosniff_and_no_store_and_the_page_nosniff(agent):
     assert page.headers["X-Content-Type-Options"] == "nosniff"
 
 
+def test_every_answer_of_the_app_says_nosniff_and_every_json_one_no_store(agent):
+    """Each kind of answer the app gives (a turn answered whole and streamed, the model list, the
+    conversations, the page and its files, and the refusals: no key, no such path or method, a body too
+    large, a body that is no JSON, fields that do not fit) says nosniff, and each JSON one no-store."""
+    key = {"Authorization": f"Bearer {agent.keys['alice']}"}
+    agent.llm.default = text("Hello.")
+    said = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    chat = f"{agent.url}/v1/chat/completions"
+    try:
+        answers = {
+            "turn": requests.post(chat, json=said, headers=key, timeout=60),
+            "streamed turn": requests.post(chat, json={**said, "stream": True}, headers=key, timeout=60),
+            "models": requests.get(f"{agent.url}/v1/models", headers=key, timeout=10),
+            "conversations": requests.get(f"{agent.url}/conversations", headers=key, timeout=10),
+            "about": requests.get(f"{agent.url}/about", headers=key, timeout=10),
+            "page": requests.get(f"{agent.url}/", timeout=10),
+            "script": requests.get(f"{agent.url}/static/app.js", timeout=10),
+            "no key": requests.get(f"{agent.url}/v1/models", timeout=10),
+            "no such path": requests.get(f"{agent.url}/nowhere", headers=key, timeout=10),
+            "no such method": requests.delete(chat, headers=key, timeout=10),
+            "too large": requests.post(chat, data=b" " * (2 << 20), headers=key, timeout=30),
+            "not json": requests.post(chat, data=b"{", headers=key, timeout=10),
+            "wrong fields": requests.post(chat, json={"messages": []}, headers=key, timeout=10),
+        }
+    finally:
+        agent.llm.default = None
+    statuses = {name: answer.status_code for name, answer in answers.items()}
+    assert statuses == {
+        **dict.fromkeys(["turn", "streamed turn", "models", "conversations", "about", "page", "script"], 200),
+        **{"no key": 401, "no such path": 404, "no such method": 405, "too large": 413},
+        **{"not json": 400, "wrong fields": 400},
+    }
+    for name, answer in answers.items():
+        assert answer.headers.get("X-Content-Type-Options") == "nosniff", name
+        if answer.headers["Content-Type"].startswith("application/json"):
+            assert answer.headers.get("Cache-Control") == "no-store", name
+    assert answers["streamed turn"].headers["Content-Type"].startswith("text/event-stream")
+
+
 def test_a_host_outside_the_allow_list_is_a_400(agent):
     rebound = requests.get(f"{agent.url}/v1/models", headers={"Host": "evil.example:80"}, timeout=10)
     assert rebound.status_code == 400
@@ -48,12 +88,26 @@ def test_a_host_outside_the_allow_list_is_a_400(agent):
 
 
 def test_a_connection_trickling_its_headers_is_closed_while_others_are_served(agent):
-    with socket.create_connection(("127.0.0.1", agent.port), timeout=HEADER_SECONDS + 10) as slow:
-        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    """A connection that sends one byte of its headers every half second, and so never finishes them, is
+    closed without an answer about 10 s after it opened (the docs' number, not the code's constant), and
+    a request on another connection is served meanwhile."""
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=30) as slow:
         started = time.monotonic()
+        slow.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         assert requests.get(f"{agent.url}/v1/models", timeout=10).status_code == 401
-        assert slow.recv(1024) == b""  # closed, with no answer
-    assert HEADER_SECONDS - 1 < time.monotonic() - started < HEADER_SECONDS + 5
+        closed = b"", None
+        while time.monotonic() - started < 30:
+            if select.select([slow], [], [], 0.5)[0]:
+                closed = slow.recv(1024), time.monotonic()
+                break
+            try:
+                slow.sendall(b"X")  # a header that never ends, one byte at a time
+            except (BrokenPipeError, ConnectionResetError):
+                closed = b"", time.monotonic()
+                break
+    said, at = closed
+    assert said == b"" and at is not None  # closed, with no answer
+    assert 9 < at - started < 15
 
 
 def answer_on(conn: socket.socket) -> bytes:
