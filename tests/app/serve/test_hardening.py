@@ -12,7 +12,6 @@ import pytest
 import requests
 
 from app.serve.hardening import HEADER_SECONDS
-from app.serve.history import MAX_MESSAGES
 from tests.support.fake_llm import text
 from tests.support.serve_support import ServedAgent
 
@@ -152,6 +151,7 @@ def test_a_tool_call_id_that_is_no_string_is_a_400(agent):
 
 
 def test_history_past_its_cap_is_a_400_and_at_the_cap_is_served(agent):
+    """1000 messages of history before the person's are served; 1001 are a 400 that names the cap."""
     headers = {"Authorization": f"Bearer {agent.keys['alice']}"}
     said = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
 
@@ -159,10 +159,10 @@ def test_history_past_its_cap_is_a_400_and_at_the_cap_is_served(agent):
         body = {"model": "m", "messages": [*(said * history)[:history], {"role": "user", "content": "hi"}]}
         return requests.post(f"{agent.url}/v1/chat/completions", json=body, headers=headers, timeout=60)
 
-    over = ask(MAX_MESSAGES + 1)
-    assert over.status_code == 400 and f"at most {MAX_MESSAGES}" in over.json()["error"]["message"]
+    over = ask(1001)
+    assert over.status_code == 400 and "at most 1000" in over.json()["error"]["message"]
     agent.llm.add(text("Hello again."))
-    assert ask(MAX_MESSAGES).json()["choices"][0]["message"]["content"] == "Hello again."
+    assert ask(1000).json()["choices"][0]["message"]["content"] == "Hello again."
 
 
 def test_a_key_issued_again_for_a_revoked_name_does_not_inherit_its_conversations_unless_told(agent):

@@ -5,6 +5,7 @@ within a few seconds, for the served agent and for the device service alike."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -62,17 +63,41 @@ def test_a_second_turn_at_once_is_a_429_and_other_users_are_not_held(agent, fake
         assert slow.result(timeout=60).status_code == 200
 
 
+def padded(size: int) -> bytes:
+    """A turn's JSON body of exactly `size` bytes (whitespace after the JSON, which JSON allows)."""
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    return body + b" " * (size - len(body))
+
+
 def test_a_body_too_large_is_a_413_and_one_too_slow_a_408_while_others_are_served(agent, fake_llm):
-    refused = turn(agent, agent.keys["alice"], "x" * (1 << 20))
-    assert (refused.status_code, refused.json()["error"]["code"]) == (413, "request_too_large")
+    """A body of 1 MiB exactly is served, one byte more is a 413, whether its length is declared or it
+    comes in chunks; a body not all there 10 s after its headers is a 408 (between 9 and 15 s), and
+    another request is served meanwhile; none of them reaches the model."""
+    headers = {"Authorization": f"Bearer {agent.keys['alice']}", "Content-Type": "application/json"}
+    fake_llm.default = text("ok")
+    at_the_cap = requests.post(f"{agent.url}{CHAT}", data=padded(1 << 20), headers=headers, timeout=60)
+    assert at_the_cap.status_code == 200, at_the_cap.text
+    fake_llm.default = None
+    fake_llm.requests.clear()
+    over = padded((1 << 20) + 1)
+    declared = requests.post(f"{agent.url}{CHAT}", data=over, headers=headers, timeout=60)
+    chunked = requests.post(
+        f"{agent.url}{CHAT}", data=iter([over[:1000], over[1000:]]), headers=headers, timeout=60
+    )
+    assert "Content-Length" not in chunked.request.headers
+    for refused in (declared, chunked):
+        assert (refused.status_code, refused.json()["error"]["code"]) == (413, "request_too_large")
     with socket.create_connection(("127.0.0.1", agent.port), timeout=60) as slow:
         head = f"POST {CHAT} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"
         slow.sendall(f"{head}\r\n{{".encode())  # a tenth of the body, and then nothing
+        started = time.monotonic()
         assert requests.get(f"{agent.url}/v1/models", timeout=30).status_code == 401  # still served
         answer = ""
         while "}}" not in answer and (chunk := slow.recv(4096).decode()):  # headers, then the JSON body
             answer += chunk
+        waited = time.monotonic() - started
     assert answer.startswith("HTTP/1.1 408") and '"request_timeout"' in answer
+    assert 9 < waited < 15, waited
     assert fake_llm.requests == []
 
 
