@@ -46,3 +46,17 @@ def test_each_default_the_table_gives_is_the_settings_default(page: str) -> None
     assert {"SERVE_MAX_CONNECTIONS", "SERVE_RUNS_PER_USER", "SERVE_PEER_SECONDS", "LLM_TIMEOUT"} <= set(
         checked
     )
+
+
+SERVING_DEFAULT = re.compile(r"`(SERVE_[A-Z_]+)`\s?[,，(（]\s?(?:默认\s?)?(\d+)")
+
+
+@pytest.mark.parametrize("page", ["serving.en.md", "serving.md"])
+def test_each_default_the_serving_page_gives_is_the_settings_default(page: str) -> None:
+    """Where the serving page gives a setting's default beside its name (turns a minute, turns at once,
+    the peers' timeout), it is the default the settings hold."""
+    held = defaults(ServeSettings)
+    given = SERVING_DEFAULT.findall((ROOT / "docs" / page).read_text(encoding="utf-8"))
+    for variable, value in given:
+        assert float(value) == held[variable], f"{page}: {variable} is {held[variable]!r} in the code"
+    assert {"SERVE_REQUESTS_PER_MINUTE", "SERVE_RUNS_PER_USER", "SERVE_PEER_SECONDS"} <= {v for v, _ in given}

@@ -7,6 +7,8 @@ processes (the turn's deadline against the agent's host in this process):
   answered after it the call does not run and the person is told that it expired;
 - a user's turns at once (SERVE_RUNS_PER_USER, here 2) are counted across workers: six turns sent at once
   on connections that both workers hold run two, and the other four are a 429 with Retry-After;
+- a user's turns a minute (SERVE_REQUESTS_PER_MINUTE, here 20) are counted across workers: twenty turns
+  sent half on each worker are served, and the next on either worker is a 429 with Retry-After;
 - an AG-UI run sent again with the same threadId and runId while it runs is followed to its end, in the
   protocol's own events, and the turn runs once;
 - the turn's deadline bounds a device service that never answers and an MCP tool that never returns, and a
@@ -48,7 +50,8 @@ from tools.model_tool import AddModelTool
 CHAT = "/v1/chat/completions"
 LIFETIME = 3.0  # the served agent's SERVE_APPROVAL_SECONDS
 RUNS = 2  # its SERVE_RUNS_PER_USER
-USERS = ("alice", "erin", "gina")
+PER_MINUTE = 20  # its SERVE_REQUESTS_PER_MINUTE (alice, who starts the most turns here, starts about 15)
+USERS = ("alice", "erin", "gina", "ivan")
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +64,7 @@ def server(tmp_path_factory):
         "PERMISSIONS_FILE": str(tmp / "permissions.json"),
         "SERVE_APPROVAL_SECONDS": f"{LIFETIME:g}",
         "SERVE_RUNS_PER_USER": str(RUNS),
+        "SERVE_REQUESTS_PER_MINUTE": str(PER_MINUTE),
     }
     with FakeLLM() as llm, ServedAgent(llm.url, tmp, str(tmp / "agent.db"), workers=2, **env) as agent:
         agent.llm = llm
@@ -266,6 +270,33 @@ def test_turns_at_once_are_counted_across_workers_and_the_rest_are_a_429_with_re
     # a count kept by each worker would have let in up to RUNS on each; some turns were refused on a
     # worker that ran fewer than RUNS of erin's turns
     assert any(running_on.count(pid) < RUNS for pid, _ in refused)
+
+
+def test_turns_a_minute_are_counted_across_workers_and_the_next_is_a_429_with_retry_after(agent):
+    """Twenty turns of one user, ten on each worker, are served; the next one is a 429 with Retry-After on
+    either worker (a count kept by each worker would have let in twenty on each)."""
+    agent.llm.default = text("ok")
+    by_worker = connections_on_each_worker(agent, "ivan", each=1)
+    [(one, [first]), (other, [second])] = by_worker.items()
+    key = agent.keys["ivan"]
+    try:
+        if (left := 60 - time.time() % 60) < 5:  # the turns are counted by the minute: all in one
+            time.sleep(left + 0.1)
+        minute = time.time() // 60
+        served = [post_turn(c, key, "hi")[0] for _ in range(PER_MINUTE // 2) for c in (first, second)]
+        refused = [post_turn(c, key, "hi") for c in (first, second)]
+        assert time.time() // 60 == minute, "the turns took more than 5 s"
+    finally:
+        first.close()
+        second.close()
+    assert one != other and served == [200] * PER_MINUTE, served
+    assert [status for status, _, _ in refused] == [429, 429], refused
+    for _, headers, body in refused:
+        assert body["error"]["type"] == "rate_limit_error", body
+        assert (
+            1 <= int(headers["Retry-After"]) <= 60
+            and f"over {PER_MINUTE} turns a minute" in body["error"]["message"]
+        )
 
 
 # --- following an AG-UI run -------------------------------------------------------------------------
