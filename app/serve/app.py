@@ -36,12 +36,20 @@ def create_app(service: Service) -> FastAPI:
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(AgentError, _error)  # the client's mistakes, and the turn's failures
     app.add_exception_handler(DatabaseUnavailable, _error)
-    app.add_exception_handler(Exception, _error)  # a bug: logged, answered without its traceback
+    app.add_exception_handler(Exception, _bug)  # a bug: logged, answered without its traceback
     return app
 
 
 async def _error(request: Request, exc: Exception) -> JSONResponse:
     return answer(exc)
+
+
+async def _bug(request: Request, exc: Exception) -> JSONResponse:
+    """A bug's 500. Starlette answers it in its outermost layer, outside AnswerHeaders: it says their headers
+    itself."""
+    response = answer(exc)
+    response.headers.update({"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"})
+    return response
 
 
 async def _invalid(request: Request, exc: Exception) -> JSONResponse:

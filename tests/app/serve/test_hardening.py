@@ -189,3 +189,28 @@ def test_a_key_issued_again_for_a_revoked_name_does_not_inherit_its_conversation
     third = reissue("--keep-conversations")
     assert turn(third, kept).status_code == 200  # the operator said so: it continues
     assert turn(third, old).status_code == 404
+
+
+def test_a_bugs_500_says_nosniff_and_no_store_too() -> None:
+    """Starlette answers an unexpected error in its outermost layer, which AnswerHeaders does not wrap: the
+    app's handler for it says the headers itself (an app of our middleware and handler, a failing route)."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from app.serve.app import _bug
+    from app.serve.hardening import AnswerHeaders
+
+    def fails() -> None:
+        raise RuntimeError("a bug")
+
+    for handler, says in ((_bug, True), (None, False)):  # without it, nothing says them: the test can fail
+        app = FastAPI()
+        app.add_middleware(AnswerHeaders)
+        app.add_api_route("/fails", fails)
+        if handler:
+            app.add_exception_handler(Exception, handler)
+        resp = TestClient(app, raise_server_exceptions=False).get("/fails")
+        assert resp.status_code == 500
+        assert (resp.headers.get("x-content-type-options") == "nosniff") is says
+        assert (resp.headers.get("cache-control") == "no-store") is says
+        assert "a bug" not in resp.text  # answered without its message or traceback
