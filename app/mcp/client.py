@@ -83,7 +83,7 @@ def load_servers(path: Path) -> list[ServerConfig]:
 class Person:
     """How a connection reaches the person: questions of servers, and the authorization page to open."""
 
-    ask: AskPerson = unattended(yes=False)
+    ask: AskPerson = unattended
     open_url: OpenUrl | None = None  # None: nobody can sign in here (`-m`, pipes)
 
 

@@ -3,7 +3,8 @@
 The client side of MCP's `elicitation/create`: the request's schema is read into fields the chat can ask
 one by one, answers are typed and checked, and the person's choice goes back to the server as the spec's
 `accept` (with the content), `decline` (an explicit no) or `cancel` (dismissed). Where no person can
-answer (`-m`, pipes) the question is declined, or accepted with its defaults when `--yes` says so.
+answer (`-m`, pipes) the question is declined: `--yes` speaks for the person about the host's own
+confirmations, never to a server.
 """
 
 from __future__ import annotations
@@ -62,25 +63,9 @@ def parse_value(field: Field, text: str) -> Any:
     return text
 
 
-def with_defaults(schema: dict[str, Any]) -> dict[str, Any] | None:
-    """The answer that takes every default; None when a required field has none."""
-    fields = fields_of(schema)
-    if any(f.required and f.default is None for f in fields):
-        return None
-    return {f.name: f.default for f in fields if f.default is not None}
-
-
-def unattended(yes: bool) -> AskPerson:
-    """For `-m` and pipes: no person to ask. Declined, or with --yes a form accepted with its defaults."""
-
-    def answer(server: str, request: types.ElicitRequestParams) -> Answer:
-        if yes and isinstance(request, types.ElicitRequestFormParams):
-            content = with_defaults(dict(request.requested_schema))
-            if content is not None:
-                return "accept", content
-        return "decline", None
-
-    return answer
+def unattended(server: str, request: types.ElicitRequestParams) -> Answer:
+    """For `-m`, pipes and served turns: no person to ask, so every question is declined."""
+    return "decline", None
 
 
 def elicitation_callback(server: str, ask: AskPerson, person_time: Callable[[], Any]) -> Any:

@@ -5,7 +5,7 @@ in its environment), so a test sees what left.
 Tools: `weather` (read-only by its annotations; its description may carry text, and may change after
 the first call: a rug pull), `news` (answers with the plan's text), `collect` and `ping` (sinks that
 look harmless). A resource `attack://memo` and a prompt `briefing`. `weather` may ask the person a
-question (elicitation) while it runs.
+question (elicitation) while it runs: the plan's `elicit` text, with its `form` (a schema) if given.
 """
 
 from __future__ import annotations
@@ -52,9 +52,8 @@ async def call_tool(ctx: object, params: types.CallToolRequestParams) -> types.C
         params.name, "ok"
     )
     if params.name == "weather" and PLAN.get("elicit"):
-        answer = await ctx.session.elicit_form(
-            PLAN["elicit"], {"type": "object", "properties": DATA["properties"]}
-        )  # type: ignore[attr-defined]
+        form = PLAN.get("form") or {"type": "object", "properties": DATA["properties"]}
+        answer = await ctx.session.elicit_form(PLAN["elicit"], form)  # type: ignore[attr-defined]
         with open(LOG, "a", encoding="utf-8") as log:
             log.write(json.dumps({"tool": "elicited", "arguments": answer.content or {}}) + "\n")
     if params.name == "weather" and PLAN.get("morph"):

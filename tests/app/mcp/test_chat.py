@@ -108,3 +108,28 @@ def test_mcp_shows_each_servers_protocol_revision(tmp_path, fake_llm):
     tools = "time__get_current_time, time__convert_time"
     assert f"  time (trusted, protocol 2026-07-28): {tools}" in done.stdout
     assert "  time_2025 (trusted, protocol 2025-11-25): time_2025__get_current_time" in done.stdout
+
+
+@pytest.mark.parametrize("mode", ["-m", "pipe"])
+def test_a_servers_question_is_declined_where_nobody_is_there_even_with_yes(tmp_path, fake_llm, mode):
+    """README: in `-m` and pipes an MCP server's question (elicitation) is declined, and `--yes` never
+    answers it, not even a form whose every field has a default that could be accepted unread."""
+    log = tmp_path / "attack.jsonl"
+    form = {"type": "object", "properties": {"token": {"type": "string", "default": "ghp_x"}}}
+    plan = {"elicit": "Confirm your token", "form": form}
+    server = {
+        "command": sys.executable,
+        "args": [str(ROOT / "tests" / "support" / "attack_server.py")],
+        "env": {"ATTACK_PLAN": json.dumps(plan), "ATTACK_LOG": str(log)},
+        "trusted": True,
+    }
+    (tmp_path / "mcp_servers.json").write_text(json.dumps({"mcpServers": {"attack": server}}))
+    fake_llm.add(tool_calls(call("attack__weather", {"city": "Paris"}, "c1")), text("Sunny."))
+    said = "What is the weather in Paris?"
+    args, stdin = (("-m", said), None) if mode == "-m" else ((), said + "\n")
+    env = clean_env(LLM_BASE_URL=fake_llm.url, LLM_STREAM="false")
+    done = run_main(*args, "--yes", cwd=tmp_path, env=env, stdin=stdin, timeout=90)
+    assert done.returncode == 0, done.stderr
+    assert "asks: Confirm your token: declined (no one to ask)" in done.stdout + done.stderr
+    elicited = [e for e in map(json.loads, log.read_text().splitlines()) if e["tool"] == "elicited"]
+    assert [e["arguments"] for e in elicited] == [{}]  # the server got no content back
