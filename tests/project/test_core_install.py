@@ -109,16 +109,23 @@ def test_one_turn_adds_a_device_on_the_core(core: Path, fake_llm, device_service
     assert [r["messages"][-1]["role"] for r in fake_llm.requests] == ["user", "tool"]
 
 
+ENDPOINTS = {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "ADD_MODEL_URL": "http://127.0.0.1:9/api/models"}
+
+
 @pytest.mark.parametrize(
     ("args", "extra", "env"),
     [
         (["-m", "hi"], "local", {"ADD_MODEL_URL": "http://127.0.0.1:9/api/models"}),
         (["-m", "hi"], "devices", {"LLM_BASE_URL": "http://127.0.0.1:9/v1"}),
         (["serve"], "serve", {}),
+        (["-m", "hi"], "mcp", ENDPOINTS),  # with an mcp_servers.json where it runs
+        (["-m", "hi"], "tracing", {**ENDPOINTS, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}),
     ],
-    ids=["no endpoint", "no device service", "serve"],
+    ids=["no endpoint", "no device service", "serve", "MCP servers", "tracing"],
 )
 def test_a_wing_without_its_extra_says_which_to_install(core: Path, tmp_path: Path, args, extra, env) -> None:
+    if extra == "mcp":
+        (tmp_path / "mcp_servers.json").write_text('{"mcpServers": {}}')
     done = subprocess.run(
         [core, "-m", "main", *args],
         cwd=tmp_path,
@@ -131,6 +138,20 @@ def test_a_wing_without_its_extra_says_which_to_install(core: Path, tmp_path: Pa
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
     assert f"pip install -e '.[{extra}]'" in done.stderr
     assert done.stdout == ""
+
+
+def test_the_plain_terminal_says_which_extra_draws_the_rich_one(core: Path, tmp_path: Path) -> None:
+    """On a terminal without [chat], the chat runs in plain lines and says so, once."""
+    import pexpect
+
+    chat = pexpect.spawn(str(core), ["main.py"], cwd=str(ROOT), env=clean_env(**ENDPOINTS), timeout=60)
+    try:
+        chat.expect_exact("the rich terminal needs the [chat] extra: pip install -e '.[chat]'")
+        chat.expect_exact("plain lines meanwhile")
+        chat.sendeof()
+        chat.expect(pexpect.EOF)
+    finally:
+        chat.close(force=True)
 
 
 def test_the_projects_venv_has_every_wing() -> None:
