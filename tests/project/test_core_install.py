@@ -140,6 +140,26 @@ def test_a_wing_without_its_extra_says_which_to_install(core: Path, tmp_path: Pa
     assert done.stdout == ""
 
 
+RANK_MANY = """
+from langchain_core.messages import HumanMessage
+from agent.config import ConfigError
+from agent.tool_selection import ToolSelector
+tools = [{"type": "function", "function": {"name": f"t{i}", "description": "d"}} for i in range(20)]
+try:
+    ToolSelector(max_tools=16).select(tools, [HumanMessage("hi")])
+except ConfigError as e:
+    print(e)
+"""
+
+
+def test_ranking_many_tools_says_which_extra_it_needs(core: Path, tmp_path: Path) -> None:
+    done = subprocess.run([core, "-c", RANK_MANY], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (
+        done.stdout
+        == "ranking many tools (BM25 tool selection) needs the [search] extra: pip install -e '.[search]'\n"
+    )
+
+
 def test_the_plain_terminal_says_which_extra_draws_the_rich_one(core: Path, tmp_path: Path) -> None:
     """On a terminal without [chat], the chat runs in plain lines and says so, once."""
     import pexpect
