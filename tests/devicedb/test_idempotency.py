@@ -59,6 +59,22 @@ def test_expired_keys_are_purged_so_the_table_stays_bounded(api, service, databa
     assert stored_keys(database) == []
 
 
+def test_expired_keys_are_purged_at_most_once_a_minute(api, database, clock):
+    start = clock.now
+    post(api, "a", model="AAA001")  # the first keyed request purges, and the next purge is a minute on
+    clock.now = start + 30
+    post(api, "b", model="BBB001")
+    clock.now = start + 24 * HOUR + 1  # "a" has expired, a purge is due: it goes
+    post(api, "c", model="CCC001")
+    assert [k for k, _ in stored_keys(database)] == ["b", "c"]
+    clock.now = start + 24 * HOUR + 40  # "b" has expired too, but the last purge was 39 s ago
+    post(api, "d", model="DDD001")
+    assert [k for k, _ in stored_keys(database)] == ["b", "c", "d"]
+    clock.now = start + 24 * HOUR + 62  # a minute after the last purge: "b" goes
+    post(api, "e", model="EEE001")
+    assert [k for k, _ in stored_keys(database)] == ["c", "d", "e"]
+
+
 def test_delete_forgets_the_keys_that_answered_for_the_model(api, database):
     created = post(api, "k1", model="CPH2223IN")
     existed = post(api, "k2", model="CPH2223")

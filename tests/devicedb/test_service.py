@@ -138,6 +138,11 @@ def test_malformed_and_oversize_bodies(api, database):
     huge = {"model": "CPH2223", "marketName": "x" * 70_000}
     big = requests.post(api, json=huge)
     assert (big.status_code, big.json()["field"]) == (413, "body")
+    for size, status in ((64 * 1024, 422), (64 * 1024 + 1, 413)):  # 64 KiB is read (and its name refused)
+        body = b'{"model": "CPH2223", "marketName": "' + b"x" * (size - 38) + b'"}'
+        assert len(body) == size
+        edge = requests.post(api, data=body, headers={"Content-Type": "application/json"})
+        assert edge.status_code == status, (size, edge.text[:200])
 
     def chunks():
         yield b'{"model": "CPH2223", "marketNameEn": "'
