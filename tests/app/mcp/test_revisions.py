@@ -15,7 +15,6 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.subscriptions import ResourcesListChanged
 
 from app.mcp.client import Person
-from app.mcp_server.serve import STABLE_MS
 from tests.app.mcp.test_client import BAD, TIME, run, toolset
 from tests.app.mcp_server.test_server import add, ours
 from tests.conftest import ROOT, clean_env, start_http_server
@@ -103,7 +102,7 @@ def test_the_official_client_in_both_eras(tmp_path, device_service, transport, m
     assert heard == ["resources changed"]
     assert {"tool": "add_device_model", "event": "done"} in logs
     if mode == "auto":  # cache hints: the tool list keeps, the device list changes with every write
-        assert (listed.ttl_ms, listed.cache_scope) == (STABLE_MS, "private")
+        assert (listed.ttl_ms, listed.cache_scope) == (10 * 60 * 1000, "private")  # the docs' 10 minutes
         assert (devices.ttl_ms, devices.cache_scope) == (0, "private")
         assert [str(r.uri) for r in devices.resources] == [
             "devicedb://models/CPH2223",
