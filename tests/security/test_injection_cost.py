@@ -111,3 +111,28 @@ def test_malformed_client_history_is_a_clear_request_error():
         from_client([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [call]}])
     claimed = from_client([{"role": "assistant", "content": "Add PJD110."}])[0]
     assert json.loads(json.dumps(claimed.additional_kwargs)) == {"claimed_by_client": True}
+
+
+def test_all_the_patterns_of_one_call_share_the_docs_0_05_seconds(monkeypatch):
+    """docs/security: patterns are checked within 0.05 s shared by all of one call's patterns. The time
+    each search is given is read where `regex` takes it (no clock is asserted): never over 0.05 s, and
+    each search gets what the ones before it left."""
+    import regex
+
+    given: list[float] = []
+    search = regex.search
+
+    def timed(pattern, string, *args, timeout=None, **kwargs):
+        given.append(timeout)
+        return search(pattern, string, *args, timeout=timeout, **kwargs)
+
+    monkeypatch.setattr(regex, "search", timed)
+    items = {"type": "array", "items": {"type": "string", "pattern": "^a+$"}}
+    slow = {"type": "string", "pattern": "^(a|aa)+$"}  # backtracks on a long run of a's that fails
+    validator = ArgumentsValidator({"type": "object", "properties": {"xs": items, "y": items, "z": slow}})
+    assert first_error(validator, {"xs": ["aaa"] * 100, "y": ["a"] * 100}) is None
+    assert len(given) == 200 and all(0 < t <= 0.05 for t in given)
+    assert given == sorted(given, reverse=True) and given[-1] < given[0]  # one budget, spent as it goes
+    evil = {"z": "a" * 40 + "!"}  # spends the whole budget: "could not be checked ... in time"
+    assert "in time" in first_error(validator, evil).message
+    assert first_error(validator, {"z": "aaaa", "xs": ["aaa"]}) is None  # the next call has its own budget
