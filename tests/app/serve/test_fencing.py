@@ -207,28 +207,33 @@ def test_a_cancelled_run_sent_again_is_not_resumed(fake_llm, tmp_path, database)
     assert runs(tmp_path) == 0
 
 
+# after the write, the model keeps calling a tool nobody serves until the rounds run out (9 more: 10 in all)
+ROUNDS = [tool_calls(call("ledger__no_such_tool", {}, f"n{i}")) for i in range(9)]
+
+
 @pytest.mark.parametrize(
     ("failure", "status", "env"),
     [
-        (Reply({"error": {"message": "the model is down"}}, status=400), 502, {}),
-        (Reply(text("Too late."), delay=4), 504, {"a_TURN_SECONDS": "2"}),
+        ([Reply({"error": {"message": "the model is down"}}, status=400)], 502, {}),
+        ([Reply(text("Too late."), delay=4)], 504, {"a_TURN_SECONDS": "2"}),
+        (ROUNDS, 500, {}),
     ],
-    ids=["model error", "deadline"],
+    ids=["model error", "deadline", "turn limit"],
 )
 def test_the_sdks_retries_do_not_repeat_a_write_after_a_failure(
     fake_llm, tmp_path, database, failure, status, env
 ):
-    """A turn that wrote, then failed (the model's error, the turn's deadline), is
+    """A turn that wrote, then failed (the model's error, the turn's deadline, its limit of rounds), is
     answered with its error status and `x-should-retry: false`: the official SDK, with its default two
     retries, does not send it again, and the write ran once."""
-    fake_llm.add(entry("w1"), failure, entry("w3"), failure, entry("w4"), failure)
+    fake_llm.add(entry("w1"), *failure, entry("w3"), *failure, entry("w4"), *failure)
     with servers(tmp_path, fake_llm, database, "a", **env) as [a]:
         turn = ask(a, a.key("alice"), retries=2)  # the SDK's default retries
         with pytest.raises(openai.APIStatusError) as failed:
             turn.result(90)
         assert failed.value.status_code == status
         assert failed.value.response.headers["x-should-retry"] == "false"
-        assert len(fake_llm.requests) == 2, "the SDK sent the turn again"
+        assert len(fake_llm.requests) == 1 + len(failure), "the SDK sent the turn again"
     assert runs(tmp_path) == 1
 
 
