@@ -9,9 +9,11 @@ with which the model can ask for more.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any, Protocol
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
@@ -39,9 +41,17 @@ def tokens(text: str) -> list[str]:
 
 @cache
 def _stop_words() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN_PLUS  # bm25s loads only once tools are ranked
-
-    return frozenset(STOPWORDS_EN_PLUS)
+    """bm25s's English stop words. Its list is a module of data: read alone, it does not load the package
+    (numpy, scipy), which only ranking needs."""
+    require_extra("ranking many tools (BM25 tool selection)", "search", "bm25s")
+    package = importlib.util.find_spec("bm25s")
+    spec = importlib.util.spec_from_file_location(
+        "bm25s_stopwords",
+        Path(package.origin).with_name("stopwords.py"),  # type: ignore[union-attr, arg-type]
+    )
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return frozenset(module.STOPWORDS_EN_PLUS)
 
 
 def tool_text(tool: dict[str, Any]) -> str:

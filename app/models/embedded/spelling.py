@@ -11,7 +11,9 @@ words, and a write still asks the person first.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -23,7 +25,9 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 
 
 @cache
+@cache
 def cues() -> dict:
+    """The cue lexicons (cues.yaml), read once; nobody changes them."""
     return yaml.safe_load(CUES.read_text(encoding="utf-8"))
 
 
@@ -74,7 +78,7 @@ def _nearest(word: str, vocabulary: frozenset[str]) -> str:
 def _by_sound(text: str, words: tuple[str, ...]) -> str:
     """`text` with each run of characters that sounds as one of `words` (tones aside) written as it."""
     try:
-        from pypinyin import lazy_pinyin
+        lazy_pinyin = _pinyin()
     except ImportError:  # the [local] extra brings it; without it, homophones stay as typed
         return text
     sounds = _sounds(words)
@@ -96,6 +100,14 @@ def _by_sound(text: str, words: tuple[str, ...]) -> str:
 @cache
 def _sounds(words: tuple[str, ...]) -> dict[tuple[str, ...], str]:
     """How each of `words` sounds (its syllables, tones aside) -> the word, worked out once."""
+    lazy_pinyin = _pinyin()
+    return {tuple(lazy_pinyin(word)): word for word in sorted(words, key=len)}
+
+
+def _pinyin() -> Callable[[str], list[str]]:
+    """pypinyin's `lazy_pinyin`, without its dictionary of phrases: a word's sound here is its characters'
+    sounds one by one, on both sides of the comparison, and the phrases are most of its loading time."""
+    os.environ.setdefault("PYPINYIN_NO_PHRASES", "1")  # read by pypinyin when it is first imported
     from pypinyin import lazy_pinyin
 
-    return {tuple(lazy_pinyin(word)): word for word in sorted(words, key=len)}
+    return lazy_pinyin
