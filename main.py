@@ -59,7 +59,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
         elicit=ui.elicit,  # questions of MCP servers
         open_url=ui.open_url,  # their sign-in pages
     )
-    tools = default_tools(device_service_url(stack))
+    tools = default_tools(device_service_url(stack, lazy=True))  # served from the first device call
     host = build_host(settings, stack, tools, front)
     assert host.model is not None
     if host.model.notice:

@@ -6,16 +6,11 @@ service in front, as `python -m devicedb`.
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import uvicorn
-
-from devicedb.app import create_app
 from devicedb.database import open_store
 from plumbing import telemetry
 from plumbing.sockets import listening_socket
@@ -24,7 +19,9 @@ from plumbing.sockets import listening_socket
 class BackgroundService:
     """The service on 127.0.0.1:<free port> in a daemon thread; `url` is the base URL, `stop()` ends it.
 
-    `store_options` go to the store: `idempotency_ttl` (seconds) and `clock` (a time.time-like callable).
+    Made, it has its store open and its port bound (so a bad database or port is reported at once);
+    `start()` serves, loading FastAPI and uvicorn then. A connection made before that waits in the port's
+    queue. `store_options` go to the store: `idempotency_ttl` (seconds) and `clock` (time.time-like).
     """
 
     def __init__(
@@ -36,24 +33,37 @@ class BackgroundService:
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = token  # the service token its writes need (None: writes are open, for tests)
-        config = uvicorn.Config(create_app(self.store, token), log_level="warning", access_log=False)
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True
-        )
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._starting = threading.Lock()
 
     def start(self, timeout: float = 10.0) -> BackgroundService:
-        self._thread.start()
-        give_up_at = time.monotonic() + timeout
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > give_up_at:
-                raise RuntimeError("the device service did not start")
-            time.sleep(0.01)
+        """Serve from now on; a call once it serves does nothing (any thread may call it)."""
+        with self._starting:
+            if self._thread is None:
+                self._thread = self._serve()
+            give_up_at = time.monotonic() + timeout
+            while not self._server.started:
+                if not self._thread.is_alive() or time.monotonic() > give_up_at:
+                    raise RuntimeError("the device service did not start")
+                time.sleep(0.01)
         return self
 
+    def _serve(self) -> threading.Thread:
+        import uvicorn
+
+        from devicedb.app import create_app
+
+        config = uvicorn.Config(create_app(self.store, self.token), log_level="warning", access_log=False)
+        self._server = uvicorn.Server(config)
+        thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        thread.start()
+        return thread
+
     def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(timeout=5)
         self._sock.close()
         self.store.close()
 
@@ -62,14 +72,3 @@ class BackgroundService:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def models_url(
-    configured: str | None, db_path: Path, stack: ExitStack, database_url: str | None = None
-) -> tuple[str, str | None]:
-    """(URL, service token): ADD_MODEL_URL if set (its token is the caller's to know), else an embedded
-    service's (on `database_url`, else on `db_path`), started with a token of its own."""
-    if configured:
-        return configured, None
-    service = stack.enter_context(BackgroundService(database_url or db_path, token=secrets.token_urlsafe(32)))
-    return f"{service.url}/api/models", service.token

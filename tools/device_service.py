@@ -10,6 +10,8 @@ carrying the host's Idempotency-Key — are retried once, so a lost response nev
 from __future__ import annotations
 
 import re
+import secrets
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -35,8 +37,10 @@ class DeviceService:
         session: requests.Session | None = None,
         timeout: float = 10.0,
         token: str | None = None,
+        start: Callable[[], object] | None = None,
     ) -> None:
         self.url = url.rstrip("/")
+        self.start = start  # starts the embedded service that answers at `url`, if it waits to be asked
         self.token = token  # the service token its writes need; the person each write is for goes with it
         self.session = session or session_for(url)
         self.timeout = timeout
@@ -46,6 +50,7 @@ class DeviceService:
     ) -> requests.Response:
         """The service's answer to a request made for `ctx`'s run (within its deadline), or a ToolError.
         `missing_ok=True` lets a 404 through."""
+        self._started()
         for attempt in range(retries + 1):
             try:
                 return self._request_once(ctx, method, self.url + path, **kwargs)
@@ -61,6 +66,14 @@ class DeviceService:
     def get(self, model: str) -> dict[str, Any] | None:
         resp = self.request(None, "GET", f"/{quote(model, safe='')}", missing_ok=True)
         return None if resp.status_code == 404 else resp.json()
+
+    def _started(self) -> None:
+        if self.start is None:
+            return
+        try:
+            self.start()
+        except RuntimeError as e:
+            raise ToolError(f"the embedded device service did not start ({e})") from None
 
     def _wait(self, ctx: ToolContext | None) -> float:
         return ctx.seconds_left(self.timeout) if ctx else self.timeout
@@ -121,24 +134,34 @@ class DeviceSettings(BaseSettings):
     """`postgresql://...`: the embedded device service stores in Postgres instead of DEVICE_DB."""
 
 
-def device_service_url(stack: ExitStack, settings: DeviceSettings | None = None) -> DeviceService:
-    """The client of ADD_MODEL_URL (with DEVICE_TOKEN), or of the embedded device service, started here
-    with a token of its own and stopped with `stack`."""
+def device_service_url(
+    stack: ExitStack, settings: DeviceSettings | None = None, lazy: bool = False
+) -> DeviceService:
+    """The client of ADD_MODEL_URL (with DEVICE_TOKEN), or of the embedded device service, made here with a
+    token of its own and stopped with `stack`. `lazy`: it serves from the first request on (a turn that
+    needs no device pays nothing for it); its database and port are checked now either way."""
     settings = settings or DeviceSettings()
     if settings.add_model_url:
         return DeviceService(settings.add_model_url, token=settings.device_token)
     require_extra("with no ADD_MODEL_URL set, the embedded device service", "devices", "fastapi", "uvicorn")
-    from devicedb.server import models_url  # FastAPI and uvicorn load only here
+    from devicedb.server import BackgroundService
 
     try:
-        url, token = models_url(settings.add_model_url, settings.device_db, stack, settings.database_url)
-        return DeviceService(url, token=token or settings.device_token)
+        service = BackgroundService(
+            settings.database_url or settings.device_db, token=secrets.token_urlsafe(32)
+        )
+        stack.callback(service.stop)
+        if not lazy:
+            service.start()
     except Exception as e:  # a file it cannot write, a port it cannot bind
         reason = without_password(str(e))
         raise ConfigError(
             f"the embedded device service did not start ({reason}); check DEVICE_DB or DATABASE_URL, "
             "or set ADD_MODEL_URL"
         ) from None
+    return DeviceService(
+        f"{service.url}/api/models", token=service.token, start=service.start if lazy else None
+    )
 
 
 def without_password(text: str) -> str:
