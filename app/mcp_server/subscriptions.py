@@ -7,7 +7,9 @@ the URIs in its `subscriptions/listen` stream, and closing the stream unsubscrib
 where this server does not see it (another client of the device service), so the server watches what
 is subscribed: it reads each such resource again every `every` seconds — at once after one of its own
 tools changed resources — and tells the subscribers of each whose text changed (deleted counts too).
-A URI nobody serves is the spec's "resource not found", in both revisions.
+A URI nobody serves is the spec's "resource not found", in both revisions. A 2025 session that ends
+without unsubscribing stays on the list until the server stops (the SDK tells a server no session's end);
+what is sent to it is dropped.
 """
 
 from __future__ import annotations
