@@ -213,6 +213,13 @@ EXTRAS = Extras(
             "text/plain",
             lambda: "This is the content of the static text resource.",
         ),
+        TextResource(  # the subscribe scenarios subscribe to it (and unsubscribe); it never changes
+            "test://watched-resource",
+            "watched-resource",
+            "A resource to subscribe to",
+            "text/plain",
+            lambda: "This resource can be subscribed to.",
+        ),
         TextResource(
             "test://template/{id}/data", "template-data", "Data for an id", "application/json", _template_data
         ),

@@ -1,12 +1,12 @@
 """An MCP server for a ToolRegistry, with the prompts and resources given, on stdio or streamable HTTP.
 
 The tutorial's `weather_server.py` idea, for any registry: `build_server` puts together the handlers of
-the three capabilities (Tools, Resources, Prompts) plus logging, completion and progress on the official
-`mcp` SDK's low-level Server; `serve` runs it on stdio, or on 127.0.0.1:PORT/mcp over streamable HTTP,
-resumable (an event store, and a retry interval clients wait before reconnecting). Both eras are
-served, as the SDK does it: the 2025 revisions (the initialize handshake, a session) and 2026-07-28
-(each request on its own; list changes on subscriptions/listen, questions in results whose sealed
-state the SDK checks, lists with cache hints).
+the three capabilities (Tools, Resources with subscriptions, Prompts) plus logging, completion and progress
+on the official `mcp` SDK's low-level Server; `serve` runs it on stdio, or on 127.0.0.1:PORT/mcp over
+streamable HTTP, resumable (an event store, and a retry interval clients wait before reconnecting). Both
+eras are served, as the SDK does it: the 2025 revisions (the initialize handshake, a session) and
+2026-07-28 (each request on its own; list changes and resource updates on subscriptions/listen, questions
+in results whose sealed state the SDK checks, lists with cache hints).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from agent.types import ToolContext
 from app.mcp_server.events import MemoryEventStore
 from app.mcp_server.prompts import Prompts
 from app.mcp_server.resources import Resources
+from app.mcp_server.subscriptions import Subscriptions
 from app.mcp_server.tools import ToolHandlers
 
 RETRY_MS = 1000  # how long a client waits before reconnecting to a dropped stream
@@ -59,21 +60,25 @@ def build_server(
     """The server of `registry`'s tools, run for `host` (whose identity and permissions every call gets);
     `changes`: the resources (URIs, URI templates) each tool's successful runs change."""
     bus = InMemorySubscriptionBus()
-    tools = ToolHandlers(registry, host, changes or {}, bus)
     resources = resources or Resources()
+    subscriptions = Subscriptions(resources, bus)
+    tools = ToolHandlers(registry, host, changes or {}, bus, subscriptions.check_soon)
     prompts = prompts or Prompts({})
     server = ResourcefulServer(
         name,
         version="0.1",
         instructions=instructions,
         cache_hints=CACHE_HINTS,
-        on_subscriptions_listen=ListenHandler(bus),
+        lifespan=subscriptions.watching,
+        on_subscriptions_listen=subscriptions.listen(ListenHandler(bus)),
         on_list_tools=tools.list_tools,
         on_call_tool=tools.call_tool,
         on_set_logging_level=tools.set_level,
         on_list_resources=resources.list_resources,
         on_list_resource_templates=resources.list_templates,
         on_read_resource=resources.read,
+        on_subscribe_resource=subscriptions.subscribe,
+        on_unsubscribe_resource=subscriptions.unsubscribe,
         on_completion=resources.complete,
         on_list_prompts=prompts.list_prompts,
         on_get_prompt=prompts.get_prompt,

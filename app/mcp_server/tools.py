@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
@@ -38,6 +38,7 @@ from app.mcp_server.channel import (
     without_back_channel,
 )
 from app.mcp_server.rounds import Rounds
+from app.mcp_server.subscriptions import connection_of
 
 _request: ContextVar[Request] = ContextVar("mcp_request")  # the call being run
 _rounds: ContextVar[Rounds] = ContextVar("mcp_rounds")  # its answers from earlier rounds (2026-07-28)
@@ -85,9 +86,11 @@ class ToolHandlers:
         host: ToolContext,
         changes: Mapping[str, tuple[str, ...]],
         bus: SubscriptionBus,
+        changed: Callable[[], None] = lambda: None,
     ) -> None:
         self.registry, self.host = registry, host
         self.changes, self.bus = changes, bus  # what a tool's runs change; who listens (2026-07-28)
+        self.changed = changed  # told after a call changed resources (their subscribers' watch reads now)
         self._levels: dict[str, str] = {}  # connection (HTTP session id; "" for stdio) -> minimum level
 
     def offered(self, ctx: Request) -> list[FunctionTool]:
@@ -132,8 +135,10 @@ class ToolHandlers:
         return _result(envelope)
 
     async def _changed(self, ctx: Request) -> None:
-        """Resources changed (e.g. a device model was added or deleted): listeners of 2026-07-28 hear it
-        on subscriptions/listen, a client of the 2025 revisions on its session."""
+        """Resources changed (e.g. a device model was added, renamed or deleted): listeners of 2026-07-28
+        hear it on subscriptions/listen, a client of the 2025 revisions on its session; the subscribers of
+        a resource whose text changed hear it from the watch (`subscriptions.py`)."""
+        self.changed()
         await self.bus.publish(ResourcesListChanged())
         if not without_back_channel(ctx):
             await ctx.session.send_resource_list_changed()
@@ -154,21 +159,16 @@ class ToolHandlers:
             _rounds.reset(asked)
 
     async def set_level(self, ctx: Request, params: types.SetLevelRequestParams) -> Any:
-        self._levels[_connection(ctx)] = params.level
+        self._levels[connection_of(ctx)] = params.level
         return types.EmptyResult()
 
     async def log(self, ctx: Request, level: str, data: Any, logger: str = "tools") -> None:
         """A log message on the call's stream, if the connection's level lets it through ("tools": ours;
         a tool's own messages carry its name). In the 2026-07-28 revision each request says its level,
         and the SDK sends only what it asked for."""
-        minimum = "debug" if without_back_channel(ctx) else self._levels.get(_connection(ctx), "info")
+        minimum = "debug" if without_back_channel(ctx) else self._levels.get(connection_of(ctx), "info")
         if LEVELS.index(level) >= LEVELS.index(minimum):
             await ctx.session.send_log_message(level, data, logger=logger, related_request_id=ctx.request_id)  # type: ignore[arg-type]
-
-
-def _connection(ctx: Request) -> str:
-    headers = getattr(ctx.request, "headers", None)
-    return (headers.get("mcp-session-id") if headers is not None else None) or ""
 
 
 def _outcome(envelope: dict[str, Any]) -> dict[str, Any]:

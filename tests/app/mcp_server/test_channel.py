@@ -141,7 +141,7 @@ def test_the_fixtures_resources_and_prompts_go_the_device_ones_way(tmp_path, dev
             return listed, templates, text, data, prompt, missing.value, schema.input_schema
 
     listed, templates, text, data, prompt, missing, schema = anyio.run(scenario)
-    assert listed == ["test://static-text", "devicedb://models/CPH2223"]
+    assert listed == ["test://static-text", "test://watched-resource", "devicedb://models/CPH2223"]
     assert templates == ["devicedb://models/{model}", "test://template/{id}/data"]
     assert (text.mime_type, text.text) == ("text/plain", "This is the content of the static text resource.")
     assert json.loads(data.text) == {"id": "123", "templateTest": True, "data": "Data for ID: 123"}
