@@ -9,8 +9,11 @@ import pytest
 from pydantic_settings import BaseSettings
 
 from agent.config import Settings
+from app.mcp.settings import McpSettings
+from app.models.embedded.plugin import EmbeddedSettings
 from app.serve.settings import ServeSettings
 from tests.conftest import ROOT
+from tools.device_service import DeviceSettings
 
 ROW = re.compile(r"^\| (`[A-Z_]+`(?:[^|]*)) \| [^|]* \| ([^|]*) \|$", re.MULTILINE)
 
@@ -29,7 +32,7 @@ def defaults(*kinds: type[BaseSettings]) -> dict[str, object]:
 
 @pytest.mark.parametrize("page", ["configuration.en.md", "configuration.md"])
 def test_each_default_the_table_gives_is_the_settings_default(page: str) -> None:
-    held = defaults(Settings, ServeSettings)
+    held = defaults(Settings, ServeSettings, DeviceSettings, McpSettings, EmbeddedSettings)
     checked = []
     for names, given in ROW.findall((ROOT / "docs" / page).read_text(encoding="utf-8")):
         variables = re.findall(r"`([A-Z_]+)`", names.split("|")[0])
@@ -43,9 +46,14 @@ def test_each_default_the_table_gives_is_the_settings_default(page: str) -> None
             same = float(value) == default if isinstance(default, int | float) else value == str(default)
             assert same, f"{page}: {variable} is {default!r} in the code, {value!r} in the table"
             checked.append(variable)
-    assert {"SERVE_MAX_CONNECTIONS", "SERVE_RUNS_PER_USER", "SERVE_PEER_SECONDS", "LLM_TIMEOUT"} <= set(
-        checked
-    )
+    wanted = {
+        "SERVE_MAX_CONNECTIONS",
+        "SERVE_RUNS_PER_USER",
+        "SERVE_PEER_SECONDS",
+        "LLM_TIMEOUT",
+        "DEVICE_DB",
+    }
+    assert wanted | {"AUDIT_LOG"} <= set(checked)
 
 
 SERVING_DEFAULT = re.compile(r"`(SERVE_[A-Z_]+)`\s?[,，(（]\s?(?:默认\s?)?(\d+)")
@@ -60,3 +68,16 @@ def test_each_default_the_serving_page_gives_is_the_settings_default(page: str) 
     for variable, value in given:
         assert float(value) == held[variable], f"{page}: {variable} is {held[variable]!r} in the code"
     assert {"SERVE_REQUESTS_PER_MINUTE", "SERVE_RUNS_PER_USER", "SERVE_PEER_SECONDS"} <= {v for v, _ in given}
+
+
+def test_a_remote_models_turn_has_the_tables_120_seconds() -> None:
+    """TURN_SECONDS unset: a remote model's turn may take the table's 120 s (docs/rules' deadline too)."""
+    from contextlib import ExitStack
+
+    from app.models.provider import choose_model
+
+    table = (ROOT / "docs" / "configuration.en.md").read_text(encoding="utf-8")
+    given = re.search(r"^\| `TURN_SECONDS` .*\(`(\d+)` for a remote model\) \|$", table, re.MULTILINE)
+    with ExitStack() as stack:
+        choice = choose_model(Settings(llm_base_url="http://127.0.0.1:9/v1", turn_seconds=None), stack)
+    assert given is not None and choice.limits.deadline_seconds == float(given[1]) == 120

@@ -112,3 +112,19 @@ def test_every_pasted_command_runs_the_projects_venv():
         first = PYTHON_COMMAND.search(code)
         if first:
             assert ". .venv/bin/activate\n" in code[: first.start()], code
+
+
+PACKAGES = r"\b(?:langchain-\w+|pydantic(?:-settings)?|requests|jsonschema|regex|python-dotenv|httpx)"
+
+
+def test_the_readme_names_the_cores_dependencies_and_no_other():
+    """Both languages of the README list `pip install .`'s packages: exactly pyproject's dependencies."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    wanted = {re.split(r"[<>=\[ ]", spec, maxsplit=1)[0] for spec in declared}
+    text = README.read_text(encoding="utf-8")
+    for start in ("- `pip install .` installs", "- `pip install .` 只装"):
+        item = text[text.index(start) :].split("\n- ", 1)[0]
+        named = set(re.findall(PACKAGES, item))
+        assert named == wanted, (start, named ^ wanted)
