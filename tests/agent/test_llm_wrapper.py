@@ -244,6 +244,18 @@ def test_retry_after_as_seconds_http_date_or_milliseconds():
     assert 0.25 <= retry_delay(1, {}) <= 1.0  # no hint: 0.5 * 2**1 with jitter in [0.5, 1]
 
 
+def test_without_a_hint_the_waits_double_and_are_jittered_up_to_a_cap():
+    """docs/configuration: 429/503 retried with exponential backoff and jitter."""
+    from agent.llm.transport import retry_delay
+
+    for attempt in range(5):
+        waits = [retry_delay(attempt, {}) for _ in range(50)]
+        full = 0.5 * 2**attempt  # the backoff, of which jitter keeps a random half to all
+        assert all(full / 2 <= w <= full for w in waits), (attempt, min(waits), max(waits))
+        assert len(set(waits)) > 1  # jittered: retries of many clients do not line up
+    assert all(10 <= retry_delay(12, {}) <= 20 for _ in range(50))  # capped at 20 s
+
+
 TOOL_F = {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
 
-from devicedb.schema import normalize_code
+from devicedb.schema import REGION_SUFFIXES, normalize_code
+from tests.conftest import ROOT
 from tests.support.devicedb_support import rows
 
 CODE_RULE = "must be 3-20 letters or digits"
@@ -65,6 +67,18 @@ def test_market_name_defaults_to_the_tutorials(api):
 )
 def test_normalize_code(raw, code):
     assert normalize_code(raw) == code
+
+
+@pytest.mark.parametrize("page", ["devicedb.en.md", "devicedb.md"])
+def test_the_docs_list_the_region_suffixes_stripped_after_a_digit_leaving_three(page):
+    listed = re.search(
+        r"`((?:[A-Z]{2,3} ){10,}[A-Z]{2,3})`", (ROOT / "docs" / page).read_text(encoding="utf-8")
+    )
+    assert listed is not None and tuple(listed[1].split()) == REGION_SUFFIXES
+    for suffix in REGION_SUFFIXES:
+        assert normalize_code(f"CPH2223{suffix}") == "CPH2223"
+        assert normalize_code(f"CPHX{suffix}") == f"CPHX{suffix}"  # not after a digit: kept
+        assert normalize_code(f"A1{suffix}") == f"A1{suffix}"  # fewer than 3 left: kept
 
 
 def test_one_row_per_code_however_it_is_written(api, database):

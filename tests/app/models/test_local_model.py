@@ -5,6 +5,7 @@ outcomes, never times; the turn deadline of a local model is generous)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import time
@@ -69,6 +70,13 @@ def render(server: LocalModelServer, **kwargs) -> str:
     return requests.post(f"{root}/apply-template", json={"messages": HISTORY, **kwargs}, timeout=60).json()[
         "prompt"
     ]
+
+
+def test_llama_cpp_runs_one_thread_per_core(server):
+    """docs/embedded: one thread per core (of those this process may run on), as llama.cpp's log says."""
+    server.log.seek(0)
+    said = re.findall(r"threadpool init, n_threads = (\d+)", server.log.read().decode(errors="replace"))
+    assert said and {int(n) for n in said} == {len(os.sched_getaffinity(0))}, said
 
 
 def test_the_model_file_ships_in_a_package():
