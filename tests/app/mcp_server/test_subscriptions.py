@@ -30,6 +30,11 @@ def rename_through_the_service(device_service, model: str, name: str) -> None:
     resp.raise_for_status()
 
 
+def delete_through_the_service(device_service, model: str) -> None:
+    resp = requests.delete(f"{device_service.url}/api/models/{model}", timeout=10)
+    resp.raise_for_status()
+
+
 class Heard:
     """The URIs of the notifications/resources/updated a 2025 client's session receives."""
 
@@ -81,14 +86,21 @@ def test_a_2025_subscriber_hears_its_model_change_by_anyone_until_it_unsubscribe
             await anyio.to_thread.run_sync(rename_through_the_service, device_service, "CPH2223", "Find N9")
             await rename_with_our_tool(client, "CPH2223", "OPPO Find N10")
             await anyio.sleep(QUIET)
+            quiet = list(heard.uris)
+            await client.subscribe_resource(RENO)
+            await anyio.to_thread.run_sync(delete_through_the_service, device_service, "CPH2411")
+            await heard.wait_for(3)
+            await anyio.sleep(QUIET)
             capabilities = client.server_capabilities
-            return unknown.value, by_tool, by_service, list(heard.uris), capabilities
+            return unknown.value, by_tool, by_service, quiet, list(heard.uris), capabilities
 
-    unknown, by_tool, by_service, in_all, capabilities = anyio.run(scenario)
+    unknown, by_tool, by_service, quiet, in_all, capabilities = anyio.run(scenario)
     assert (unknown.code, unknown.message) == (-32002, "Resource not found: devicedb://models/NOPE1")
+    assert EVERY == 1.0  # the docs' "every second"
     assert by_tool == [FIND]
     assert by_service == [FIND, FIND]
-    assert in_all == [FIND, FIND]  # nothing for CPH2411, nothing after unsubscribing
+    assert quiet == [FIND, FIND]  # nothing for CPH2411, nothing after unsubscribing
+    assert in_all == [FIND, FIND, RENO]  # a deletion is a change, told once
     assert capabilities.resources is not None and capabilities.resources.subscribe is True
     assert device_service.store.get("CPH2223")["marketName"] == "OPPO Find N10"
 

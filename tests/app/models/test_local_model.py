@@ -166,6 +166,16 @@ def test_no_key_a_request_that_lacks_a_value_is_asked_about_and_exits_2(tmp_path
     assert rows(tmp_path) == []
 
 
+def test_no_key_a_code_with_a_word_that_says_not_what_to_do_is_one_question_and_exits_2(tmp_path):
+    """docs/embedded: "handle" a code is asked about (add it, or look it up?), even with --yes."""
+    done = run_main(
+        "-m", "could you handle XQ2231 please", "--yes", cwd=tmp_path, env=clean_env(), timeout=900
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout.count("?") == 1 and "add XQ2231" in done.stdout and "look up XQ2231" in done.stdout
+    assert rows(tmp_path) == []
+
+
 def test_no_key_a_write_needs_the_persons_yes(tmp_path):
     done = run_main(
         "-m", "Please add device model CPH2411 to the database", cwd=tmp_path, env=clean_env(), timeout=900
