@@ -120,3 +120,19 @@ def test_the_selection_comes_best_first_and_search_tools_only_when_asked(fake_ll
     listed = selector.select(registry.langchain_tools(), [HumanMessage("列出所有机型")])
     assert [t["function"]["name"] for t in listed][0] == "list_device_models"
     assert selector.select(registry.langchain_tools(), [HumanMessage("你好呀")]) == []
+
+
+def test_the_docs_16_tools_are_all_sent_and_from_17_on_they_are_selected():
+    """docs/layout: BM25 selection when there are more than 16 tools (ToolSelector's default)."""
+    from langchain_core.messages import HumanMessage
+
+    def tool(name: str) -> dict:
+        return {"type": "function", "function": {"name": name, "description": f"about {name}"}}
+
+    search = tool("search_tools")
+    asked = [HumanMessage("tell me about t3")]
+    sixteen = [tool(f"t{i}") for i in range(16)]
+    sent = [t["function"]["name"] for t in ToolSelector().select([*sixteen, search], asked)]
+    assert sent == [f"t{i}" for i in range(16)]
+    sent = [t["function"]["name"] for t in ToolSelector().select([*sixteen, tool("t16"), search], asked)]
+    assert sent[0] == "t3" and "search_tools" in sent and len(sent) <= 5 + 1

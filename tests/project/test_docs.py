@@ -4,8 +4,11 @@ every page in the nav, every link and anchor found, both languages, the screensh
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+
+import pytest
 
 from tests.conftest import ROOT
 from tests.project.test_readme import PAGES
@@ -38,3 +41,22 @@ def test_the_screenshots_live_in_the_docs():
     shots = {p.name for p in (ROOT / "docs" / "assets" / "screenshots").glob("*.png")}
     assert {"trace.png", "page-zh-desktop.png", "page-en-phone.png"} <= shots
     assert not (ROOT / "tests" / "screenshots").exists()
+
+
+CONFORMANCE = {
+    "mcp.en.md": r"(?P<passing>\d+) of (?P<total>\d+) scenarios pass; the other (?P<other>\d+)",
+    "mcp.md": r"(?P<total>\d+) 个场景通过 (?P<passing>\d+) 个；其余 (?P<other>\d+)",
+}
+
+
+@pytest.mark.parametrize("page", CONFORMANCE)
+def test_the_conformance_figures_add_up_to_the_baseline(page):
+    """docs/mcp: of the suite's server scenarios, the ones that do not pass are the baseline's, no more."""
+    import yaml
+
+    found = re.search(CONFORMANCE[page], (ROOT / "docs" / page).read_text(encoding="utf-8"))
+    assert found is not None
+    figures = {name: int(value) for name, value in found.groupdict().items()}
+    baseline = yaml.safe_load((ROOT / "conformance" / "baseline.yml").read_text(encoding="utf-8"))
+    assert figures["other"] == len(baseline["server"])
+    assert figures["passing"] + figures["other"] == figures["total"]
