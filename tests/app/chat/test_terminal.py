@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
+import sqlite3
 import sys
 import time
 
 import pexpect
 import pytest
 
+from devicedb.server import BackgroundService
 from tests.conftest import ROOT, clean_env
 from tests.support.fake_llm import Reply, call, streamed, text, tool_calls
 
@@ -202,3 +205,48 @@ def test_each_line_of_an_answer_stays_a_line():
         "机型 PJX111 已添加到数据库。",
         "add_device_model 没有完成。",
     ]
+
+
+def test_the_hosts_question_and_a_servers_never_interleave(fake_llm, tmp_path, children):
+    """docs/security: the host's questions carry [host], a server's its name, and the two never interleave.
+    One reply calls a server's tool that asks a question while it runs and a delete the host asks about;
+    each question is shown whole and answered before the other shows, and each answer goes where it was
+    typed."""
+    log = tmp_path / "attack.jsonl"
+    form = {"type": "object", "properties": {"unit": {"type": "string"}}}
+    server = {
+        "command": sys.executable,
+        "args": [str(ROOT / "tests" / "support" / "attack_server.py")],
+        "env": {"ATTACK_PLAN": json.dumps({"elicit": "Which unit?", "form": form}), "ATTACK_LOG": str(log)},
+        "trusted": True,
+    }
+    (tmp_path / "mcp_servers.json").write_text(json.dumps({"mcpServers": {"attack": server}}))
+    (tmp_path / "permissions.json").write_text('{"default": ["add_model", "delete_model"]}')
+    with BackgroundService(tmp_path / "d.db") as service:
+        service.store.add({"model": "CPH2411", "marketName": "OPPO Reno", "createdBy": "t"}, None, "")
+    both = [
+        call("attack__weather", {"city": "Paris"}, "c1"),
+        call("delete_device_model", {"model": "CPH2411"}, "c2"),
+    ]
+    fake_llm.add(tool_calls(*both), text("Done."))
+    child = spawn(fake_llm, tmp_path)
+    children.append(child)
+    type_line(child, "Weather in Paris, and delete CPH2411")
+    questions = [
+        r"\[host\] delete_device_model\(.*\? \[y/N\]",
+        r"attack: unit \[string\]:",
+        r"\[host\] Send .*\? \[y/N\]",
+    ]
+    order, replies = [], ["y", "metric", "y"]
+    for _ in range(3):
+        shown = child.expect(questions, timeout=30)
+        assert not any(re.search(q, ANSI.sub("", child.before)) for q in questions), child.before
+        order.append(shown)
+        child.sendline(replies[shown])
+        child.expect(re.escape(replies[shown]) + r"[^\n]*\n")  # its line, drawn again with the answer
+    until(child, "Done.", timeout=30)
+    assert order.index(2) == order.index(1) + 1  # the server's form and its "send?" follow each other
+    elicited = [e for e in map(json.loads, log.read_text().splitlines()) if e["tool"] == "elicited"]
+    assert [e["arguments"] for e in elicited] == [{"unit": "metric"}]
+    with sqlite3.connect(tmp_path / "d.db") as db:
+        assert db.execute("SELECT model FROM models").fetchall() == []  # the person's yes went to the host
