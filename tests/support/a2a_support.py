@@ -39,13 +39,14 @@ def message(words: str, task: Task | None = None, context_id: str = "", message_
 
 
 class A2A:
-    def __init__(self, agent: ServedAgent, user: str, streaming: bool = False) -> None:
-        self.url, self.key, self.streaming = agent.url, agent.keys[user], streaming
+    def __init__(self, agent: ServedAgent, user: str, streaming: bool = False, polling: bool = False) -> None:
+        """`polling`: a message's answer is its task as soon as it is made (`return_immediately`)."""
+        self.url, self.key, self.streaming, self.polling = agent.url, agent.keys[user], streaming, polling
 
     async def _call(self, act: Any) -> Any:
         headers = {"Authorization": f"Bearer {self.key}"}
         async with httpx.AsyncClient(headers=headers, timeout=60) as http:
-            config = ClientConfig(streaming=self.streaming, httpx_client=http)
+            config = ClientConfig(streaming=self.streaming, polling=self.polling, httpx_client=http)
             client = await create_client(self.url, config)
             return await act(client)
 
