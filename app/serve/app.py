@@ -1,5 +1,5 @@
-"""`create_app`: the served agent's FastAPI app — both faces (openai_face.py, agui.py) and the chat page
-(page.py) on one Service, behind the body gate, every error in OpenAI's error shape (errors.py)."""
+"""`create_app`: the served agent's FastAPI app — its faces (openai_face.py, agui.py, a2a_face.py) and the
+chat page (page.py) on one Service, behind the body gate, every error in OpenAI's error shape (errors.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from agent.types import AgentError
-from app.serve import agui, openai_face, page
+from app.serve import a2a_face, agui, openai_face, page
 from app.serve.errors import NotFound, RequestError, answer, error_body
 from app.serve.hardening import AnswerHeaders
 from app.serve.limits import BodyGate
@@ -32,6 +32,7 @@ def create_app(service: Service) -> FastAPI:
     app.include_router(openai_face.router)
     app.include_router(agui.router)
     app.include_router(page.router)
+    a2a_face.mount(app, service)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(AgentError, _error)  # the client's mistakes, and the turn's failures

@@ -27,9 +27,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser(
         "serve",
-        help="serve the agent: /v1/chat/completions, /v1/models, /agui",
-        description="Serve the agent over HTTP: the chat page at /, /v1/chat/completions, /v1/models and "
-        "/agui. Every request but the page's files needs an API key: make one with "
+        help="serve the agent: /v1/chat/completions, /v1/models, /agui, /a2a",
+        description="Serve the agent over HTTP: the chat page at /, /v1/chat/completions, /v1/models, "
+        "/agui and /a2a. Every request but the page's files needs an API key: make one with "
         "'.venv/bin/python main.py keys add NAME' (in the project's folder).",
     )
     run.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
