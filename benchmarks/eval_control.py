@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from benchmarks import scripted_llm
-from benchmarks.eval_spec import Spec, all_specs
+from benchmarks.eval_spec import GOLDEN, Spec, all_specs, part
 from benchmarks.eval_truth import said_numbers, written_number
 
 
@@ -26,7 +26,7 @@ def _power(base: float, exponent: float) -> float:
 
 OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": _power}
 
-BY_TEXT = {spec.text: spec for spec in all_specs()}
+BY_TEXT = {spec.text: spec for spec in [*all_specs(), *part(GOLDEN)]}
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
