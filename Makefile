@@ -87,10 +87,11 @@ lint: install
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 
-# The agent evaluation: the embedded default model, then the scripted control (see the README's table).
+# The agent evaluation (python main.py eval): the embedded default model, held to the floors docs/embedded
+# states, then the scripted control, held to every case (see docs/evaluation).
 eval: install
-	$(PY) -m benchmarks.agent_eval
-	$(PY) -m benchmarks.agent_eval --control
+	$(PY) main.py eval --floors docs
+	$(PY) -m benchmarks.eval_control $(PY) main.py eval --floors all
 
 # The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
 conformance: install

@@ -25,7 +25,7 @@ from benchmarks.eval_spec import FILES, part
 from benchmarks.scorecard_cases import cases
 from benchmarks.scorecard_markdown import markdown
 from benchmarks.scorecard_run import CaseRunner
-from benchmarks.scorecard_summary import summarize
+from benchmarks.scorecard_summary import quotes_prompts, summarize
 from plumbing import telemetry
 
 
@@ -75,11 +75,17 @@ def scorecard(args: argparse.Namespace) -> dict[str, Any]:
             CaseRunner(settings, choice), max_concurrency=1, progress=False, repeat=args.k
         )
     parts = summarize(report, names, args.k)
-    errors = [f"{failure.name}: {failure.error_message[:200]}" for failure in report.failures]
+    errors = [_error(failure) for failure in report.failures]
     count = sum(part["cases"] for part in parts.values())
     return {"model": choice.description, "k": args.k, "limit": args.limit, "cases": count, "parts": parts} | {
         "errors": errors
     }
+
+
+def _error(failure: Any) -> str:
+    """A case that could not run, by id: its error's words where the part may be quoted, else its type."""
+    said = failure.error_message
+    return f"{failure.name}: {said[:200] if quotes_prompts(failure.metadata['part']) else said.split(':')[0]}"
 
 
 def below_floors(card: dict[str, Any], floors: str | None) -> list[str]:

@@ -38,7 +38,7 @@ def _parts_table(parts: dict[str, Any], k: int) -> list[str]:
     rows = [_row(head), _row(["---"] * len(head))]
     for name, part in parts.items():
         figures = [_figure(part["scores"][c]) for c in _columns(k)]
-        rest = [part["rounds"], part["tokens"], part["seconds_p50"]]
+        rest = [part["rounds"], "–" if part["tokens"] is None else part["tokens"], part["seconds_p50"]]
         rows.append(_row([name, part["status"], part["cases"], *figures, *rest]))
     return rows
 

@@ -57,7 +57,7 @@ def _part(name: str, runs: dict[str, list[ReportCase[Any, Any, Any]]], k: int) -
         "passed": _passed(runs),
         "scores": _scores(runs, k),
         "rounds": round(statistics.mean(case.metrics.get("rounds", 0) for case in every), 2),
-        "tokens": round(statistics.mean(_tokens(case) for case in every), 1),
+        "tokens": round(statistics.mean(_tokens(case) for case in every), 1) if _counted(every) else None,
         "seconds_p50": round(statistics.median(seconds), 2),
         "seconds_p95": round(seconds[min(len(seconds) - 1, round(0.95 * (len(seconds) - 1)))], 2),
         "categories": {kind: _scores(cases, k) | {"cases": len(cases)} for kind, cases in kinds.items()},
@@ -99,6 +99,11 @@ def _seconds(case: ReportCase[Any, Any, Any]) -> float:
 
 def _tokens(case: ReportCase[Any, Any, Any]) -> float:
     return float(case.metrics.get("input_tokens_used", 0) + case.metrics.get("output_tokens_used", 0))
+
+
+def _counted(cases: list[ReportCase[Any, Any, Any]]) -> bool:
+    """Did the model say how many tokens any reply took? (Not every endpoint, nor the embedded demo, does.)"""
+    return any(_tokens(case) for case in cases)
 
 
 def _failure(name: str, case_id: str, cases: list[ReportCase[Any, Any, Any]]) -> dict[str, Any]:

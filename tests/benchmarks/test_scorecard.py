@@ -6,27 +6,20 @@ a model that never calls a tool fails them and the gate says so, `--limit N` run
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from benchmarks import eval_control, scripted_llm
+from benchmarks import eval_control
 from benchmarks.eval_spec import GOLDEN, part
 from tests.conftest import ROOT
+from tests.support.scorecard_runs import scorecard, sorry_model
 
 # What the golden set covers: a gate that covered less could pass on a model that cannot do the rest.
 CATEGORIES = {"add", "query", "list", "update", "arithmetic", "time", "smalltalk", "thanks"}
-
-
-def _sorry(request: dict[str, Any]) -> dict[str, Any]:
-    """A model that calls no tool and says the same to everything."""
-    message = {"role": "assistant", "content": "Sorry, I cannot help with that."}
-    return {"id": "sorry", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
 
 
 @pytest.fixture
@@ -37,22 +30,8 @@ def ideal() -> Iterator[str]:
 
 @pytest.fixture
 def sorry() -> Iterator[str]:
-    server, url = scripted_llm.start(_sorry)
-    try:
+    with sorry_model() as url:
         yield url
-    finally:
-        server.shutdown()
-
-
-def scorecard(
-    url: str, tmp_path: Path, *args: str
-) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "ADD_MODEL_URL"))}
-    env |= {"LLM_BASE_URL": url, "PYTHONPATH": str(ROOT)}
-    out = tmp_path / "card.json"
-    command = [sys.executable, str(ROOT / "main.py"), "eval", "--json", str(out), *args]
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    return done, json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
 
 
 def test_the_ideal_model_passes_every_golden_category(ideal: str, tmp_path: Path) -> None:
