@@ -3,7 +3,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test test-core lint bench postgres fuzz conformance eval security security-venv phoenix chromium curl \
+.PHONY: install run test test-core lint bench postgres fuzz conformance eval security security-venv bfcl bfcl-venv \
+	phoenix chromium curl \
 	trace-screenshot page-screenshots docs
 
 install: $(STAMP)
@@ -25,7 +26,7 @@ run: install
 # more processes than cores pay; each idle process takes the next test (worksteal).
 TEST_JOBS ?= 4
 
-test: install postgres security-venv phoenix chromium curl
+test: install postgres security-venv bfcl-venv phoenix chromium curl
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal
 
 # The core's tests (tests/agent/) alone: no PostgreSQL, browser, trace store, local model or AgentDojo.
@@ -87,10 +88,11 @@ lint: install
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 
-# The agent evaluation: the embedded default model, then the scripted control (see the README's table).
+# The agent evaluation (python main.py eval): the embedded default model, held to the floors docs/embedded
+# states, then the scripted control, held to every case (see docs/evaluation).
 eval: install
-	$(PY) -m benchmarks.agent_eval
-	$(PY) -m benchmarks.agent_eval --control
+	$(PY) main.py eval --floors docs
+	$(PY) -m benchmarks.eval_control $(PY) main.py eval --floors all
 
 # The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
 conformance: install
@@ -122,6 +124,24 @@ $(SECURITY)/.installed: benchmarks/agentdojo-requirements.txt pyproject.toml
 	touch $@
 
 security-venv: $(SECURITY)/.installed
+
+BFCL := benchmarks/.venv-bfcl
+
+# bfcl-eval pins numpy and its dependencies pull torch: its checker and data live in a venv of their own, the
+# package itself without its dependencies, what its checker imports from the requirements file.
+$(BFCL)/.installed: benchmarks/bfcl-requirements.txt
+	test -x $(BFCL)/bin/python || $(PYTHON) -m venv $(BFCL)
+	$(BFCL)/bin/python -m pip install --quiet -r benchmarks/bfcl-requirements.txt
+	$(BFCL)/bin/python -m pip install --quiet --no-deps 'bfcl-eval==2026.3.23'
+	touch $@
+
+bfcl-venv: $(BFCL)/.installed
+
+# BFCL's single-turn categories through our host, grounding on and off, scored by bfcl-eval's AST checker
+# (the first 50 cases of each; BFCL_ARGS= for all of them).
+BFCL_ARGS ?= --limit 50
+bfcl: install bfcl-venv
+	$(PY) -m benchmarks.bfcl_run $(BFCL_ARGS)
 
 # AgentDojo's four suites through our host, policies on and off (see the README): 3.5 to 6 minutes.
 security: security-venv

@@ -4,13 +4,15 @@
 stdin are turns. Without ADD_MODEL_URL the device service is started here, on a free loopback port;
 without an LLM endpoint, the embedded local model; MCP servers come from MCP_CONFIG.
 `python main.py serve` serves the same agent over HTTP, `python main.py keys` manages its API keys
-(app/serve/cli.py).
+(app/serve/cli.py); `python main.py eval` scores the configured model's tool calling
+(benchmarks/scorecard.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
 import re
 import sys
@@ -137,6 +139,23 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def evaluate(argv: list[str]) -> int:
+    """`python main.py eval`: the scorecard, beside the prompt sets in the checkout's benchmarks/."""
+    if not installed("pydantic_evals", "opentelemetry"):
+        print(f"error: {missing_extra('python main.py eval', 'eval')}", file=sys.stderr)
+        return 2
+    try:
+        scorecard = importlib.import_module("benchmarks.scorecard")
+    except ModuleNotFoundError:
+        print("error: python main.py eval runs from a checkout (it reads benchmarks/)", file=sys.stderr)
+        return 2
+    try:
+        return int(scorecard.main(argv))
+    except ConfigError as e:
+        print(f"error: {safe(str(e))}", file=sys.stderr)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     bypass_proxy_for_loopback()
@@ -147,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         from app.serve.cli import run_command  # FastAPI, uvicorn and AG-UI load only here
 
         return run_command(argv, served_tools)
+    if argv[:1] == ["eval"]:
+        return evaluate(argv[1:])
     args = parse_args(argv)
     try:
         with ExitStack() as stack:

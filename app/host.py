@@ -98,7 +98,16 @@ def build_host(
 ) -> Host:
     """Register `tools` (those the model may be offered) and what the settings add — MCP servers, tool
     search — with the model unless `model` is False. Everything started here stops with `stack`."""
-    choice = choose_model(settings, stack) if model else None
+    host = host_for(settings, tools, front, choose_model(settings, stack) if model else None)
+    host.mcp = _connect_mcp(settings, host.registry, stack, front) if model else None
+    return host
+
+
+def host_for(
+    settings: Settings, tools: Sequence[FunctionTool], front: Front, choice: ModelChoice | None
+) -> Host:
+    """A host of `tools` (and tool search, if the model asks for it) for a model already chosen, without
+    MCP servers: the evaluation chooses the model once and builds a host per case around it."""
     if choice and settings.turn_seconds:
         choice = replace(choice, limits=replace(choice.limits, deadline_seconds=settings.turn_seconds))
     registry = ToolRegistry(
@@ -111,8 +120,7 @@ def build_host(
             registry.register(tool)
     if choice and choice.selector.offer_search:
         registry.register(SearchToolsTool(choice.selector, registry))
-    mcp = _connect_mcp(settings, registry, stack, front) if model else None
-    return Host(settings, registry, choice, mcp)
+    return Host(settings, registry, choice)
 
 
 def check_mcp_servers_for_several() -> None:

@@ -1,6 +1,9 @@
 """The evaluation's control: a scripted OpenAI-compatible model on loopback that makes each prompt's ideal
 calls, then answers truthfully from the tools' results (the envelopes inside the `role: "tool"`
-messages). It shows the scorer can reach 100%; it knows each prompt's spec, which no model does."""
+messages). It shows the scorer can reach 100%; it knows each prompt's spec, which no model does.
+
+`python -m benchmarks.eval_control COMMAND...` runs COMMAND with LLM_BASE_URL set to it (`make eval`:
+`python -m benchmarks.eval_control python main.py eval --floors all`)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,16 @@ import itertools
 import json
 import math
 import operator
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from benchmarks import scripted_llm
-from benchmarks.eval_spec import Spec, all_specs
+from benchmarks.eval_spec import GOLDEN, Spec, all_specs, part
 from benchmarks.eval_truth import said_numbers, written_number
 
 
@@ -26,7 +32,7 @@ def _power(base: float, exponent: float) -> float:
 
 OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": _power}
 
-BY_TEXT = {spec.text: spec for spec in all_specs()}
+BY_TEXT = {spec.text: spec for spec in [*all_specs(), *part(GOLDEN)]}
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -221,3 +227,17 @@ def _expressions(numbers: tuple[str, ...]) -> Iterator[tuple[float, str]]:
                 for sign, operation in OPERATIONS.items():
                     if sign != "/" or right:
                         yield operation(left, right), f"({a} {sign} {b})"
+
+
+def main(command: list[str]) -> int:
+    """Run `command` against the control, with no other endpoint configured; its exit code."""
+    if not command:
+        print("usage: python -m benchmarks.eval_control COMMAND [ARGS...]", file=sys.stderr)
+        return 2
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))}
+    with serving() as url:
+        return subprocess.run(command, env={**env, "LLM_BASE_URL": url}).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

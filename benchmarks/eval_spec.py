@@ -29,11 +29,15 @@ PARTS = {
     "people held-out 2": "people_heldout_2.yaml",
     "people held-out 3": "people_heldout_3.yaml",
 }
+# The golden trajectories the scorecard's regression gate runs (`python main.py eval`): not a part of
+# `make eval`'s floors, not held out.
+GOLDEN = "golden"
+FILES = {**PARTS, GOLDEN: "golden.yaml"}
 
 
 @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class Spec:
-    part: str  # a key of PARTS
+    part: str  # a key of FILES
     kind: str
     text: str
     tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
@@ -62,8 +66,8 @@ class Spec:
 
 
 def part(name: str) -> list[Spec]:
-    """One part's prompts, read from its file."""
-    data = yaml.safe_load((PROMPTS / PARTS[name]).read_text(encoding="utf-8"))
+    """One part's prompts (or the golden set's), read from its file."""
+    data = yaml.safe_load((PROMPTS / FILES[name]).read_text(encoding="utf-8"))
     read = _tuned if name == "tuned" else dict
     return [Spec(part=name, seed=data["seed"], **read(prompt)) for prompt in data["prompts"]]
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 _lock = threading.Lock()
 _provider: Any = None  # the SDK's TracerProvider, once started
+_recorder: Any = None  # a TracerProvider the program records its spans into itself (`record_into`)
 
 
 class TracingUnavailable(Exception):
@@ -29,10 +30,19 @@ class TracingUnavailable(Exception):
 
 
 def enabled() -> bool:
-    """Is an OTLP endpoint configured (and the SDK not switched off by OTEL_SDK_DISABLED=true)?"""
+    """Is an OTLP endpoint configured, or a provider given (`record_into`), and the SDK not switched off by
+    OTEL_SDK_DISABLED=true?"""
     if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return False
-    return any(os.environ.get(name) for name in ENDPOINTS)
+    return _recorder is not None or any(os.environ.get(name) for name in ENDPOINTS)
+
+
+def record_into(provider: Any) -> None:
+    """Trace the agent's runs into `provider`, a TracerProvider the program set itself (the evaluation
+    keeps its spans in memory), instead of exporting over OTLP; its services stay untraced."""
+    global _recorder
+    with _lock:
+        _recorder = provider
 
 
 def start(service_name: str) -> bool:
@@ -41,9 +51,9 @@ def start(service_name: str) -> bool:
     connection: connections opened earlier make no spans. Returns whether tracing is on."""
     global _provider
     with _lock:
-        if _provider is None and enabled():
+        if _provider is None and _recorder is None and enabled():
             _provider = _new_provider(service_name)
-    return _provider is not None
+    return _provider is not None or _recorder is not None
 
 
 def _new_provider(service_name: str) -> Any:

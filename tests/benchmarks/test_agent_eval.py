@@ -1,49 +1,42 @@
-"""`make eval` fails when a part falls below its floor (benchmarks/agent_eval.py), and the floors are the
-figures docs/embedded states."""
+"""`make eval` fails when a part falls below its floor (`python main.py eval --floors docs`), the floors are
+the figures docs/embedded states, and a turn's rows are judged as the device service stores them
+(benchmarks/agent_eval.py)."""
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
-from benchmarks import agent_eval
+from benchmarks import agent_eval, scorecard
 from benchmarks.eval_spec import PARTS, part
 from tests.conftest import ROOT
+from tests.support.scorecard_runs import scorecard as run_scorecard
+from tests.support.scorecard_runs import sorry_model
 
 
 def test_a_planted_regression_fails_make_eval(tmp_path: Path) -> None:
-    planted = tmp_path / "main.py"  # an agent that never calls a tool and answers every prompt the same
-    planted.write_text('print("Sorry, I cannot help with that.")\n')
-    command = [
-        sys.executable,
-        "-m",
-        "benchmarks.agent_eval",
-        "--control",
-        "--part",
-        "tuned",
-        "--main",
-        str(planted),
-    ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    with sorry_model() as url:  # a model that never calls a tool and answers every prompt the same
+        done, card = run_scorecard(url, tmp_path, "--part", "tuned", "--floors", "docs")
     assert done.returncode == 1, done.stdout[-2000:]
-    assert re.search(r"make eval: the tuned part passed \d+/34, below its floor of 34", done.stderr), (
-        done.stderr
-    )
+    assert re.search(r"eval: the tuned part passed \d+/34, below its floor of 34", done.stderr), done.stderr
+    assert card["parts"]["tuned"]["passed"] < 34
 
 
-def outcome(spec, passed: bool) -> agent_eval.Outcome:
-    return agent_eval.Outcome(spec, 1.0, "", [], [], passed, False, passed, [], [])
+def _card(name: str, cases: int, passed: int) -> dict:
+    return {"parts": {name: {"cases": cases, "passed": passed}}, "errors": []}
 
 
 def test_a_part_at_its_floor_passes_and_one_below_it_does_not() -> None:
-    specs = part("remarks held-out")
-    floor = agent_eval.FLOORS["remarks held-out"]
-    at = [outcome(spec, i < floor) for i, spec in enumerate(specs)]
-    assert agent_eval.below_floors(at, agent_eval.FLOORS) == []
-    below = [outcome(spec, i < floor - 1) for i, spec in enumerate(specs)]
-    assert agent_eval.below_floors(below, agent_eval.FLOORS) == [
-        f"the remarks held-out part passed {floor - 1}/{len(specs)}, below its floor of {floor}"
+    size, floor = len(part("remarks held-out")), agent_eval.FLOORS["remarks held-out"]
+    assert scorecard.below_floors(_card("remarks held-out", size, floor), "docs") == []
+    assert scorecard.below_floors(_card("remarks held-out", size, floor - 1), "docs") == [
+        f"the remarks held-out part passed {floor - 1}/{size}, below its floor of {floor}"
     ]
+    assert scorecard.below_floors(_card("remarks held-out", size, size - 1), "all") == [
+        f"the remarks held-out part passed {size - 1}/{size}, below its floor of {size}"
+    ]
+
+
+def test_a_part_run_in_part_is_held_to_no_documented_floor() -> None:
+    assert scorecard.below_floors(_card("remarks held-out", 3, 0), "docs") == []  # --limit 3
 
 
 def test_every_floor_is_the_one_the_docs_state() -> None:

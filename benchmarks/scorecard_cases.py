@@ -1,0 +1,103 @@
+"""The scorecard's cases: each prompt spec as a pydantic-evals `Case`, named by its id (its file and number,
+never its text), scored by the library's evaluators over the turn's OpenTelemetry spans — the trajectory
+(exact, in order, in any order), the expected calls' arguments, abstention where no tool fits — and by
+the device job's own verdict (`agent_eval.score`: the rows, the answer's truth, grounded arguments)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_evals import Case
+from pydantic_evals.evaluators import (
+    ArgumentCorrectness,
+    EvaluationReason,
+    Evaluator,
+    EvaluatorContext,
+    ToolCorrectness,
+    TrajectoryMatch,
+)
+
+from benchmarks.agent_eval import score
+from benchmarks.eval_control import ideal_calls
+from benchmarks.eval_spec import FILES, Spec, part
+from benchmarks.scorecard_run import Turn
+
+ORDERS = ("exact", "in_order", "any_order")
+
+
+def case_id(name: str, index: int) -> str:
+    """A case's id: its file's stem and its number there ("tuned:3"); an id says nothing of its prompt."""
+    return f"{Path(FILES[name]).stem}:{index + 1}"
+
+
+def cases(names: list[str], limit: int | None) -> Iterator[Case[Spec, Turn, dict[str, str]]]:
+    """The first `limit` cases (all: None) of each part named."""
+    for name in names:
+        for index, spec in enumerate(part(name)[:limit]):
+            metadata = {"part": name, "kind": spec.kind}
+            yield Case(name=case_id(name, index), inputs=spec, metadata=metadata, evaluators=evaluators(spec))
+
+
+def evaluators(spec: Spec) -> list[Evaluator[Spec, Turn, dict[str, str]]]:
+    found: list[Evaluator[Any, Any, Any]] = [
+        TrajectoryMatch(list(spec.tools), order, evaluation_name=f"trajectory {order}") for order in ORDERS
+    ]
+    if calls := expected_calls(spec):
+        found.append(Arguments(calls))
+    if not spec.tools:  # no tool fits: the model should call none, not even one the host refuses
+        found.append(ToolCorrectness([], include_failed=True, evaluation_name="abstention"))
+    found.append(DeviceJob())
+    return found
+
+
+def expected_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
+    """The calls whose arguments are certain: the spec's own `arguments`, else the codes and names of the
+    rows it adds and changes (a look-up's keyword or a sum's expression may be written many ways)."""
+    if spec.arguments:
+        return [(spec.tools[0], spec.arguments)]
+    if spec.tools and spec.tools[0] in ("add_device_model", "update_market_name"):
+        return ideal_calls(spec)
+    return []
+
+
+@dataclass(repr=False)
+class Arguments(Evaluator[Spec, Turn, dict[str, str]]):
+    """Each expected call's arguments, in the person's values (the library's ArgumentCorrectness, subset
+    mode: a call may say more), the n-th call of a tool against the n-th expected of it."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def evaluate(self, ctx: EvaluatorContext[Spec, Turn, dict[str, str]]) -> EvaluationReason:
+        seen: dict[str, int] = {}
+        problems = []
+        for name, arguments in self.calls:
+            check = ArgumentCorrectness(name, arguments, occurrence=seen.get(name, 0))
+            seen[name] = seen.get(name, 0) + 1
+            verdict = check.evaluate(ctx)  # type: ignore[arg-type]
+            if not verdict.value:
+                problems.append(verdict.reason or name)
+        return EvaluationReason(not problems, "; ".join(problems) or None)
+
+    def get_default_evaluation_name(self) -> str:
+        return "arguments"
+
+
+@dataclass(repr=False)
+class DeviceJob(Evaluator[Spec, Turn, dict[str, str]]):
+    """The device job's verdict, as `make eval` has always scored it: success is the right rows, the right
+    tools, a true answer and every argument in the person's words."""
+
+    def evaluate(self, ctx: EvaluatorContext[Spec, Turn, dict[str, str]]) -> dict[str, EvaluationReason]:
+        turn, spec = ctx.output, ctx.inputs
+        seconds = turn.when[1] - turn.when[0]
+        found = score(spec, seconds, turn.answer, turn.audit, set(turn.rows), turn.when)
+        why = "; ".join([*found.answer_problems, *found.ungrounded]) or None
+        return {
+            "success": EvaluationReason(found.verdict == "success", why),
+            "rows": EvaluationReason(found.rows_ok),
+            "answer": EvaluationReason(found.answer_ok, "; ".join(found.answer_problems) or None),
+            "grounded": EvaluationReason(not found.ungrounded, "; ".join(found.ungrounded) or None),
+        }

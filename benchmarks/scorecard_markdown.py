@@ -1,0 +1,79 @@
+"""The scorecard as Markdown: a table of the parts (tuned ones, held-out ones, the golden set, each group
+apart), each part's categories, and its failing cases with the expected and actual trajectories side by
+side. A held-out part's failing cases are named by id only: running the scorecard never shows its prompts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.scorecard_summary import CHECKS
+
+GROUPS = {  # heading -> does a part of this status belong here?
+    "Tuned parts": lambda status: status.startswith("tuned"),
+    "Held-out parts (prompts not shown: case ids only)": lambda status: status == "held-out",
+    "Golden trajectories (the scripted ideal model passes all)": lambda status: status == "golden",
+}
+SHORT = {"trajectory exact": "exact", "trajectory in_order": "in order", "trajectory any_order": "any order"}
+
+
+def markdown(card: dict[str, Any]) -> str:
+    k = card["k"]
+    limit = f", the first {card['limit']} of each part" if card["limit"] else ""
+    lines = [f"# Tool-calling scorecard: {card['model']}", "", f"{card['cases']} cases{limit}, k = {k}."]
+    for heading, belongs in GROUPS.items():
+        parts = {name: part for name, part in card["parts"].items() if belongs(part["status"])}
+        if parts:
+            lines += ["", f"## {heading}", "", *_parts_table(parts, k)]
+            for name, part in parts.items():
+                lines += _part(name, part, k)
+    return "\n".join(lines) + "\n"
+
+
+def _columns(k: int) -> list[str]:
+    return [*CHECKS, f"pass^{k}"]
+
+
+def _parts_table(parts: dict[str, Any], k: int) -> list[str]:
+    head = ["part", "status", "cases", *[SHORT.get(c, c) for c in _columns(k)], "rounds", "tokens", "p50 s"]
+    rows = [_row(head), _row(["---"] * len(head))]
+    for name, part in parts.items():
+        figures = [_figure(part["scores"][c]) for c in _columns(k)]
+        rest = [part["rounds"], "–" if part["tokens"] is None else part["tokens"], part["seconds_p50"]]
+        rows.append(_row([name, part["status"], part["cases"], *figures, *rest]))
+    return rows
+
+
+def _part(name: str, part: dict[str, Any], k: int) -> list[str]:
+    head = ["category", "cases", "success", f"pass^{k}", "exact", "in order", "arguments", "abstention"]
+    lines = ["", f"### {name}: by category", "", _row(head), _row(["---"] * len(head))]
+    for kind, scores in part["categories"].items():
+        keys = ["success", f"pass^{k}", "trajectory exact", "trajectory in_order", "arguments", "abstention"]
+        lines.append(_row([kind, scores["cases"], *[_figure(scores[key]) for key in keys]]))
+    failures = part["failures"]
+    lines += ["", f"{name}: {part['passed']}/{part['cases']} cases pass in every run."]
+    if failures:
+        lines += ["", f"#### {name}: failing cases", "", *_failures(failures)]
+    return lines
+
+
+def _failures(failures: list[dict[str, Any]]) -> list[str]:
+    quoted = "prompt" in failures[0]
+    head = ["case", "kind", "expected", "actual", "failed", *(["prompt", "answer", "why"] if quoted else [])]
+    rows = [_row(head), _row(["---"] * len(head))]
+    for f in failures:
+        actual = " → ".join(f["actual"]) or "(none)"
+        if f["attempted"] != f["actual"]:
+            actual += f" (called: {' → '.join(f['attempted'])})"
+        cells = [f["id"], f["kind"], " → ".join(f["expected"]) or "(none)", actual, ", ".join(f["failed"])]
+        if quoted:
+            cells += [f["prompt"], f["answer"], "; ".join(f["why"])]
+        rows.append(_row(cells))
+    return rows
+
+
+def _figure(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def _row(cells: list[Any]) -> str:
+    return "| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |"

@@ -1,0 +1,94 @@
+"""One case of the scorecard, run (`python main.py eval`): a fresh device database seeded as the case says,
+a host around the model chosen once, which asks the person to confirm and hears them approve exactly what
+they asked for, one turn through the real registry (validation, grounding, confirmation), and what it
+left: the answer, the audit log, the rows, and the rounds and tokens it took (as pydantic-evals metrics)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+from pydantic_evals.dataset import increment_eval_metric
+
+from agent.config import Settings
+from agent.types import AgentError
+from app.host import Front, host_for
+from app.models.choice import ModelChoice
+from benchmarks.agent_eval import stored
+from benchmarks.eval_spec import Spec
+from devicedb.server import BackgroundService
+from tools import default_tools
+
+USER = "eval"  # the signed-in person of every case, with the default permissions
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What one case's turn left."""
+
+    answer: str
+    audit: list[dict[str, Any]]  # the audit log's lines: each call, the host's decision and its outcome
+    rows: frozenset[tuple[Any, ...]]  # the device database afterwards: (model, marketName, marketNameEn)
+    when: tuple[float, float]  # the turn's start and end (epoch seconds): a time answer is of then
+
+    @property
+    def ran(self) -> list[str]:
+        """The tools that ran and succeeded, in order."""
+        return [line["tool"] for line in self.audit if line["decision"] == "ran" and line["outcome"] == "ok"]
+
+    @property
+    def attempted(self) -> list[str]:
+        """Every tool the model called, whatever the host decided."""
+        return [line["tool"] for line in self.audit]
+
+
+@dataclass(frozen=True)
+class CaseRunner:
+    """The scorecard's task: a case's spec in, its Turn out, against `choice` (started once)."""
+
+    settings: Settings
+    choice: ModelChoice
+
+    def __call__(self, spec: Spec) -> Turn:
+        with tempfile.TemporaryDirectory() as folder:
+            db = Path(folder) / "devices.db"
+            with BackgroundService(db) as service:
+                for code, name in spec.seed.items():
+                    answer = requests.post(f"{service.url}/api/models", json=_row(code, name), timeout=10)
+                    answer.raise_for_status()
+                turn = self._turn(spec, f"{service.url}/api/models", Path(folder) / "audit.jsonl")
+            return Turn(turn.answer, turn.audit, frozenset(stored(db)), turn.when)
+
+    def _turn(self, spec: Spec, url: str, audit: Path) -> Turn:
+        settings = self.settings.model_copy(update={"audit_log": audit})
+        front = Front(confirm=lambda name, arguments, ctx: spec.approves, report=lambda line: None)
+        host = host_for(settings, default_tools(url), front, self.choice)
+        started = time.time()
+        with host.agent(USER) as agent:
+            try:
+                answer = agent.send_message(spec.text)
+            except AgentError as e:  # the endpoint failed, or the turn ran out of its limits
+                answer = f"error: {e}"
+            _count(agent.memory.history())
+        lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
+        return Turn(answer, lines, frozenset(), (started, time.time()))
+
+
+def _row(code: str, name: str) -> dict[str, str]:
+    return {"model": code, "marketName": name}
+
+
+def _count(history: list[Any]) -> None:
+    """The turn's rounds (model replies since the person spoke) and tokens, as the case's metrics."""
+    said = max((i for i, m in enumerate(history) if m.type == "human"), default=-1)
+    replies = [m for m in history[said + 1 :] if m.type == "ai"]
+    increment_eval_metric("rounds", len(replies))
+    for reply in replies:
+        usage = getattr(reply, "usage_metadata", None) or {}
+        increment_eval_metric("input_tokens_used", usage.get("input_tokens", 0))
+        increment_eval_metric("output_tokens_used", usage.get("output_tokens", 0))
