@@ -68,6 +68,29 @@ def test_silent_future_and_gone_executors_are_dead(db):
     assert me.live() == {"me-0-1", "quiet-0-1", "running-0-1"}
 
 
+def test_a_stamp_half_a_second_ahead_lives_and_one_two_seconds_ahead_is_dead(db):
+    peer_seconds(db, 30)
+    me = Heartbeat(db, "me-0-1", 30, VERSION)
+    me.beat()
+    stamp(db, "early-0-1", -0.5)  # within the docs' 1 s of slack
+    stamp(db, "ahead-0-1", -2)  # more than 1 s in the future: invalid
+    assert me.live() == {"me-0-1", "early-0-1"}
+
+
+def test_a_leases_deadline_is_the_admitting_clock_plus_the_turns_deadline_and_a_minute(db):
+    peer_seconds(db, 30)
+    KeyStore(db).add("alice")
+    limits = ServeLimits(turn_seconds=45.0)
+    before = time.time()
+    turn = ConversationStore(db).begin("alice", Where(), "a-0-1", limits)
+    after = time.time()
+    with db.reading() as read:
+        until = read.execute("SELECT lease_until FROM conversations WHERE id = ?", (turn.id,)).fetchone()[
+            "lease_until"
+        ]
+    assert before + 45 + 60 - 1 <= until <= after + 45 + 60 + 1
+
+
 def test_a_lease_of_a_live_executor_is_not_adopted_and_one_of_a_dead_one_is_at_a_new_generation(db):
     peer_seconds(db, 30)
     KeyStore(db).add("alice")
