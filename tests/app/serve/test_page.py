@@ -382,7 +382,7 @@ def test_rate_limits_and_a_server_gone_are_lines_in_the_page(browser, tmp_path):
             say(page, f"message {n}")
             expect(answers(page)).to_have_count(n)
         say(page, "message 3")
-        expect(page.locator("#status")).to_contain_text("Too many requests")
+        expect(page.locator("#status")).to_have_text(re.compile(r"Too many requests; try again in \d+ s\."))
     say(page, "message 4")  # the server is gone
     expect(page.locator("#status")).to_contain_text("Cannot reach the server")
     expect(page.locator("#log .entry.person")).to_have_count(4)  # the page is all there
