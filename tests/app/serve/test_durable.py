@@ -85,6 +85,20 @@ def test_a_turn_cut_off_in_a_model_request_is_finished_by_the_restart(fake_llm, 
         assert "dbos" not in agent.log().lower()  # its start, migrations and recovery: not in the output
 
 
+def test_a_restart_finishes_its_earlier_starts_turn_at_once_not_after_the_timeout(fake_llm, tmp_path):
+    """A timeout of 600 s: the restarted server takes its own dead start's turn up within a minute."""
+    reached, release = threading.Event(), threading.Event()
+    fake_llm.add(holding(reached, release), text("Done."))
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db"), SERVE_PEER_SECONDS="600") as agent:
+        agent.keys = {"alice": agent.key("alice")}
+        cut_off(agent, "hello", reached.is_set)
+        release.set()
+        killed_at = time.monotonic()
+        agent.start()
+        assert settled(agent)[1] == "Done."
+        assert time.monotonic() - killed_at < 60  # far within the 600 s timeout
+
+
 def test_a_write_cut_off_in_the_middle_runs_again_with_its_key_and_acts_once(
     fake_llm, tmp_path, database, device_service
 ):

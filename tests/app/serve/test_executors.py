@@ -20,6 +20,8 @@ from app.serve.limits import ServeLimits
 from app.serve.recovery import Heartbeat
 from app.serve.settings import ServeSettings
 from tests.app.serve.test_crash import agent_database
+from tests.support.fake_llm import FakeLLM, text
+from tests.support.serve_support import ServedAgent
 
 
 @pytest.fixture
@@ -68,6 +70,29 @@ def test_silent_future_and_gone_executors_are_dead(db):
     assert me.live() == {"me-0-1", "quiet-0-1", "running-0-1"}
 
 
+def test_a_stamp_half_a_second_ahead_lives_and_one_two_seconds_ahead_is_dead(db):
+    peer_seconds(db, 30)
+    me = Heartbeat(db, "me-0-1", 30, VERSION)
+    me.beat()
+    stamp(db, "early-0-1", -0.5)  # within the docs' 1 s of slack
+    stamp(db, "ahead-0-1", -2)  # more than 1 s in the future: invalid
+    assert me.live() == {"me-0-1", "early-0-1"}
+
+
+def test_a_leases_deadline_is_the_admitting_clock_plus_the_turns_deadline_and_a_minute(db):
+    peer_seconds(db, 30)
+    KeyStore(db).add("alice")
+    limits = ServeLimits(turn_seconds=45.0)
+    before = time.time()
+    turn = ConversationStore(db).begin("alice", Where(), "a-0-1", limits)
+    after = time.time()
+    with db.reading() as read:
+        until = read.execute("SELECT lease_until FROM conversations WHERE id = ?", (turn.id,)).fetchone()[
+            "lease_until"
+        ]
+    assert before + 45 + 60 - 1 <= until <= after + 45 + 60 + 1
+
+
 def test_a_lease_of_a_live_executor_is_not_adopted_and_one_of_a_dead_one_is_at_a_new_generation(db):
     peer_seconds(db, 30)
     KeyStore(db).add("alice")
@@ -80,3 +105,32 @@ def test_a_lease_of_a_live_executor_is_not_adopted_and_one_of_a_dead_one_is_at_a
     adopted = adopt(db, turn.lease, turn.run_id, "b-0-1", time.time(), 60)
     assert adopted == Lease(turn.id, "b-0-1", turn.gen + 1)
     assert adopt(db, adopted, turn.run_id, "c-0-1", time.time(), 60) is None  # b lives
+
+
+def test_a_served_executor_says_it_lives_every_third_of_the_timeout(tmp_path):
+    """A timeout of 3 s: a beat about every second; 4.5 s see between 2 and 6 (a noisy machine)."""
+    with (
+        FakeLLM(default=text("Fine.")) as llm,
+        ServedAgent(llm.url, tmp_path, str(tmp_path / "agent.db"), SERVE_PEER_SECONDS="3") as agent,
+    ):
+        seen: dict[str, set[float]] = {}
+        give_up_at = time.monotonic() + 4.5
+        while time.monotonic() < give_up_at:
+            for executor, seen_at in agent.query("SELECT id, seen_at FROM executors"):
+                seen.setdefault(executor, set()).add(seen_at)
+            time.sleep(0.05)
+    assert len(seen) == 1
+    (stamps,) = seen.values()
+    assert 3 <= len(stamps) <= 7  # the first stamp seen, then 2 to 6 beats
+
+
+def test_the_embedded_demo_model_runs_in_one_worker(tmp_path):
+    """No LLM configured and two workers asked for: it says so, and one worker starts."""
+    with ServedAgent("", tmp_path, str(tmp_path / "agent.db"), workers=2) as agent:
+        give_up_at = time.monotonic() + 15
+        while time.monotonic() < give_up_at and len(agent.query("SELECT id FROM executors")) < 2:
+            time.sleep(0.2)
+        executors = agent.query("SELECT id FROM executors")
+        said = agent.log()
+    assert "The embedded demo model runs in one worker; set LLM_BASE_URL for several." in said
+    assert len(executors) == 1

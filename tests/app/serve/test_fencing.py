@@ -20,6 +20,10 @@ import openai
 import pytest
 import requests
 
+from agent.types import AgentError, ConfigError, DeadlineError, LimitError, LLMError, McpUnavailable
+from app.serve import errors
+from app.serve.errors import Cancelled, KeyRevoked, LeaseLost, TooManyRequests
+from plumbing.sql import DatabaseUnavailable
 from tests.app.serve.test_crash import agent_database, holding
 from tests.app.serve.test_durable import cut_off, ledger
 from tests.app.serve.test_follow import held
@@ -276,3 +280,27 @@ def test_a_turn_cut_off_by_a_crash_is_not_finished_for_a_key_revoked_since(fake_
         until(lambda: state(a) == [("failed",)], a)  # recovered, and stopped before its first step
         assert len(fake_llm.requests) == 1
     assert runs(tmp_path) == 0
+
+
+AFTER_CALLS = [
+    (DatabaseUnavailable("down"), 503),
+    (RuntimeError("a bug"), 500),
+    (AgentError("the model said nothing"), 502),
+    (LLMError("HTTP 500"), 502),
+    (McpUnavailable("the ledger is gone"), 502),
+    (DeadlineError("past 120 s"), 504),
+    (LimitError("12 tool calls"), 500),
+    (ConfigError("no model"), 500),
+    (Cancelled("cancelled"), 409),
+    (KeyRevoked("revoked"), 401),
+    (LeaseLost("taken over"), 409),
+    (TooManyRequests("slow down", 3), 429),
+]
+
+
+@pytest.mark.parametrize(("error", "status"), AFTER_CALLS, ids=[type(e).__name__ for e, _ in AFTER_CALLS])
+def test_every_error_answer_of_a_turn_that_made_a_call_says_do_not_retry_and_no_other_does(error, status):
+    after = errors.answer(errors.AfterCalls(error))
+    assert after.status_code == status
+    assert after.headers["x-should-retry"] == "false"
+    assert "x-should-retry" not in errors.answer(error).headers

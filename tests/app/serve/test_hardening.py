@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from app.serve.hardening import HEADER_SECONDS
-from tests.support.fake_llm import text
+from tests.support.fake_llm import FakeLLM, Reply, text
 from tests.support.serve_support import ServedAgent
 
 
@@ -78,6 +78,49 @@ def test_every_answer_of_the_app_says_nosniff_and_every_json_one_no_store(agent)
         if answer.headers["Content-Type"].startswith("application/json"):
             assert answer.headers.get("Cache-Control") == "no-store", name
     assert answers["streamed turn"].headers["Content-Type"].startswith("text/event-stream")
+
+
+def slow_body(agent: ServedAgent, key: str) -> tuple[int, dict[str, str]]:
+    """A request whose body never arrives whole: (status, headers) of the server's answer."""
+    head = (
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{"
+    )
+    with socket.create_connection(("127.0.0.1", agent.port), timeout=60) as sock:
+        sock.sendall(head.encode())
+        said = b""
+        while b"\r\n\r\n" not in said and (chunk := sock.recv(4096)):
+            said += chunk
+    status_line, *lines = said.split(b"\r\n\r\n")[0].decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), {name.lower(): value for name, value in headers.items()}
+
+
+def test_a_failed_turn_a_rate_limit_and_a_slow_body_say_nosniff_and_no_store(tmp_path):
+    """Its own served agent: turns may take 2 s, 2 a minute; a model that fails, then one too slow."""
+    with (
+        FakeLLM() as llm,
+        ServedAgent(
+            llm.url, tmp_path, str(tmp_path / "agent.db"), TURN_SECONDS="2", SERVE_REQUESTS_PER_MINUTE="2"
+        ) as agent,
+    ):
+        key = agent.key("alice")
+        said = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        chat, auth = f"{agent.url}/v1/chat/completions", {"Authorization": f"Bearer {key}"}
+        answers = {"model error": requests.post(chat, json=said, headers=auth, timeout=120)}
+        llm.default = Reply(text("Too late."), delay=10)
+        answers["deadline"] = requests.post(chat, json=said, headers=auth, timeout=60)
+        answers["rate limit"] = requests.post(chat, json=said, headers=auth, timeout=60)
+        statuses = {name: answer.status_code for name, answer in answers.items()}
+        assert statuses == {"model error": 502, "deadline": 504, "rate limit": 429}
+        for name, answer in answers.items():
+            assert answer.headers["Content-Type"].startswith("application/json"), name
+            assert answer.headers.get("X-Content-Type-Options") == "nosniff", name
+            assert answer.headers.get("Cache-Control") == "no-store", name
+        status, headers = slow_body(agent, key)
+    assert status == 408
+    assert headers.get("x-content-type-options") == "nosniff"
+    assert headers.get("cache-control") == "no-store"
 
 
 def test_a_host_outside_the_allow_list_is_a_400(agent):

@@ -264,6 +264,14 @@ def test_html_from_the_model_or_a_tool_shows_as_text_and_runs_nothing(browser, f
     assert page.locator("#log img, #log script, #log a, #log iframe").count() == 0
     csp = requests.get(fresh.url, timeout=10).headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert "require-trusted-types-for 'script'" in csp
+    tried = (
+        "() => { try { document.createElement('p').innerHTML = '<b>x</b>'; return 'set' }"
+        " catch (e) { return e.name } }"
+    )
+    assert page.evaluate(tried) == "TypeError"  # Trusted Types required: innerHTML throws
+    page.wait_for_function("(window.refused || []).includes('require-trusted-types-for')")
+    page.evaluate("window.refused = []")  # that refusal was this test's own
     close(page)
 
 
@@ -374,7 +382,7 @@ def test_rate_limits_and_a_server_gone_are_lines_in_the_page(browser, tmp_path):
             say(page, f"message {n}")
             expect(answers(page)).to_have_count(n)
         say(page, "message 3")
-        expect(page.locator("#status")).to_contain_text("Too many requests")
+        expect(page.locator("#status")).to_have_text(re.compile(r"Too many requests; try again in \d+ s\."))
     say(page, "message 4")  # the server is gone
     expect(page.locator("#status")).to_contain_text("Cannot reach the server")
     expect(page.locator("#log .entry.person")).to_have_count(4)  # the page is all there
