@@ -4,11 +4,11 @@ turn against the in-process ChatAgent on the same turns, and memory per open con
 and Postgres, with 1 and 4 workers; beside it, in the same run, PydanticAI's AG-UI app on the same LLM
 with the same tool (benchmarks/serve_peer.py, in the peers' venv). Prints a Markdown table.
 
-Our OpenAI face keeps each conversation server-side (`conversation_id`); our AG-UI face and the peer's
-take a thread whose client sends its history. "added ms" is one user's sequential p50 minus the
-in-process ChatAgent's p50 on the same turns. "KiB/conv": after the measured load, USERS more
-conversations are run and left open; the server processes' RSS growth over them, per conversation (and,
-for ours, the bytes its database keeps per conversation).
+Our OpenAI face keeps each conversation server-side (`conversation_id`), and so does our A2A face (a
+task a turn, in one context); our AG-UI face and the peer's take a thread whose client sends its history.
+"added ms" is one user's sequential p50 minus the in-process ChatAgent's p50 on the same turns. "KiB/conv":
+after the measured load, USERS more conversations are run and left open; the server processes' RSS growth
+over them, per conversation (and, for ours, the bytes its database keeps per conversation).
 """
 
 from __future__ import annotations
@@ -88,6 +88,23 @@ def agui_user(url: str, key: str, turns: int) -> list[float]:
             text = _agui_text(answer)
         took.append(time.perf_counter() - started)
         messages.append({"id": uuid.uuid4().hex, "role": "assistant", "content": text})
+    return took
+
+
+def a2a_user(url: str, key: str, turns: int) -> list[float]:
+    """A2A's JSON-RPC SendMessage, each turn a task of one context (the same conversation)."""
+    session, context, took = _session(key), uuid.uuid4().hex, []
+    for _ in range(turns):
+        message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": "go"}]}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+        message["contextId"] = context
+        started = time.perf_counter()
+        answer = session.post(f"{url}/a2a", json=body, headers={"A2A-Version": "1.0"}, timeout=120)
+        took.append(time.perf_counter() - started)
+        _check(answer)
+        state = answer.json().get("result", {}).get("task", {}).get("status", {}).get("state")
+        if state != "TASK_STATE_COMPLETED":
+            raise SystemExit(f"an A2A task did not complete: {answer.text[:300]}")
     return took
 
 
@@ -210,8 +227,8 @@ def ours(
     llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float, durable: bool, root: Path = ROOT
 ) -> list[tuple[str, float]]:
     """Our rows for one database and worker count, with each turn a durable workflow or run in the
-    worker's threads: the OpenAI face, then the AG-UI face; each (row, added ms). `root`: the checkout
-    whose server runs (another one: the code before a change, in the same run)."""
+    worker's threads: the OpenAI face, the AG-UI face, then the A2A face; each (row, added ms). `root`: the
+    checkout whose server runs (another one: the code before a change, in the same run)."""
     from plumbing.sockets import free_port
 
     port = free_port()
@@ -236,7 +253,9 @@ def ours(
         memory = f"{grown:.0f} ({stored:.1f} stored)"
         rows = [(row(f"ours, OpenAI face, {how}", label, workers, load, added, memory), added)]
         grown, load, added = measured(server, lambda i: agui_user(server.url, keys[i], TURNS), solo_p50)
-        return [*rows, (row(f"ours, AG-UI face, {how}", label, workers, load, added, f"{grown:.0f}"), added)]
+        rows.append((row(f"ours, AG-UI face, {how}", label, workers, load, added, f"{grown:.0f}"), added))
+        grown, load, added = measured(server, lambda i: a2a_user(server.url, keys[i], TURNS), solo_p50)
+        return [*rows, (row(f"ours, A2A face, {how}", label, workers, load, added, f"{grown:.0f}"), added)]
     finally:
         server.stop()
 
@@ -360,7 +379,8 @@ def main() -> None:
                 print("\n".join(line for line, _ in rows), flush=True)
                 added[how] = [ms for _, ms in rows]
             base = "b" if args.before else "t"
-            for face, before, after in zip(("OpenAI", "AG-UI"), added[base], added["d"], strict=True):
+            faces = ("OpenAI", "AG-UI", "A2A")
+            for face, before, after in zip(faces, added[base], added["d"], strict=True):
                 ratios.append((f"{face} face, {backend}, {workers} worker(s)", after, before))
         for workers in (1, 4) if Path(args.peers_python).exists() else ():
             print(peer(llm_url, tmp, os.path.abspath(args.peers_python), workers, solo_p50), flush=True)
