@@ -342,6 +342,21 @@ def test_a_model_that_fails_is_a_line_in_the_page(browser, fresh):
     close(page)
 
 
+def test_a_stream_cut_off_before_its_run_ended_is_a_line_in_the_page(browser, fresh):
+    """The run's stream ends after its first event (a proxy dropped it, say) while the server stays up."""
+    page = open_page(browser, fresh.url)
+    sign_in(page, fresh.keys["bob"])
+    started = 'data: {"type": "RUN_STARTED", "threadId": "t", "runId": "r"}\n\n'
+    page.route(
+        "**/agui", lambda route: route.fulfill(status=200, content_type="text/event-stream", body=started)
+    )
+    say(page, "hello")
+    expect(page.locator("#status")).to_have_text("The connection broke off; the answer is incomplete.")
+    expect(page.locator("#log .entry.person")).to_have_text(["Youhello"])
+    expect(page.locator("#send")).to_be_enabled()  # and the page goes on
+    close(page)
+
+
 def test_conversations_are_their_owners_only(fresh):
     """What the page reads besides the AG-UI stream, over plain HTTP: a key is needed, and another
     person's conversation is not found."""
