@@ -6,6 +6,7 @@ service in front, as `python -m devicedb`.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from pathlib import Path
@@ -40,8 +41,8 @@ class BackgroundService:
     def start(self, timeout: float = 10.0) -> BackgroundService:
         """Serve from now on; a call once it serves does nothing (any thread may call it)."""
         with self._starting:
-            if self._thread is None:
-                self._thread = self._serve()
+            if self._thread is None:  # in a context of its own: not a part of the trace that first asked
+                self._thread = contextvars.Context().run(self._serve)
             give_up_at = time.monotonic() + timeout
             while not self._server.started:
                 if not self._thread.is_alive() or time.monotonic() > give_up_at:
