@@ -17,13 +17,14 @@ import tempfile
 from pathlib import Path
 
 import httpx2
+import mcp_types as types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.tools import ToolRegistry  # noqa: E402
 from agent.types import ToolContext  # noqa: E402
 from app.mcp.client import Person, ServerConfig  # noqa: E402
-from app.mcp.elicitation import unattended  # noqa: E402
+from app.mcp.elicitation import Answer, with_defaults  # noqa: E402
 from app.mcp.toolset import McpToolset  # noqa: E402
 
 CALLS = {  # scenario -> the tool it wants called, with arguments
@@ -56,6 +57,16 @@ def oauth_settings(scenario: str, context: dict, data: Path) -> dict:
     return settings
 
 
+def takes_the_defaults(server: str, request: types.ElicitRequestParams) -> Answer:
+    """The person of these runs: a form is sent back with its defaults (the suite checks that a client
+    applies them); one with a required field and no default, or a page to open, is declined."""
+    if isinstance(request, types.ElicitRequestFormParams):
+        content = with_defaults(dict(request.requested_schema))
+        if content is not None:
+            return "accept", content
+    return "decline", None
+
+
 def main() -> int:
     url, scenario = sys.argv[-1], os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
@@ -63,7 +74,7 @@ def main() -> int:
     oauth = oauth_settings(scenario, context, data)
     config = ServerConfig(name="conformance", url=url, timeout=20, oauth=oauth)
     registry, reports = ToolRegistry(confirm=lambda *call: True), []
-    person = Person(ask=unattended(yes=True), open_url=browser)
+    person = Person(ask=takes_the_defaults, open_url=browser)
     with McpToolset([config], registry, data, reports.append, person) as toolset:
         toolset.sync(lambda server, lines: True)  # the person approves what the server offers
         if reports:

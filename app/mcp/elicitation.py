@@ -63,6 +63,14 @@ def parse_value(field: Field, text: str) -> Any:
     return text
 
 
+def with_defaults(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The answer that takes every default; None when a required field has none."""
+    fields = fields_of(schema)
+    if any(f.required and f.default is None for f in fields):
+        return None
+    return {f.name: f.default for f in fields if f.default is not None}
+
+
 def unattended(server: str, request: types.ElicitRequestParams) -> Answer:
     """For `-m`, pipes and served turns: no person to ask, so every question is declined."""
     return "decline", None
