@@ -6,26 +6,13 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 
 from a2a.types.a2a_pb2 import TaskState
 
+from tests.app.serve.test_crash import agent_database, holding
 from tests.support.a2a_support import A2A, text_of
-from tests.support.fake_llm import Reply, call, text, tool_calls
+from tests.support.fake_llm import call, text, tool_calls
 from tests.support.serve_support import ServedAgent, devices
-
-
-def agent_database(database: str) -> str:
-    return database if database.startswith("postgresql://") else str(Path(database).with_name("agent.db"))
-
-
-def holding(reached: threading.Event, release: threading.Event):
-    def hold(request: dict) -> Reply:
-        reached.set()
-        release.wait(60)
-        return Reply(text("never read"))
-
-    return hold
 
 
 def test_a_task_cut_by_kill_9_is_completed_after_the_restart_and_its_add_ran_once(

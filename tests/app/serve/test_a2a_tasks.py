@@ -12,8 +12,9 @@ import pytest
 from a2a.types.a2a_pb2 import TaskState
 from a2a.utils.errors import TaskNotFoundError, UnsupportedOperationError
 
+from tests.app.serve.test_follow import held
 from tests.support.a2a_support import A2A, metadata, text_of
-from tests.support.fake_llm import Reply, call, text, tool_calls
+from tests.support.fake_llm import call, text, tool_calls
 from tests.support.serve_support import devices
 
 
@@ -22,17 +23,6 @@ def agent(served):
     served.llm.script.clear()
     served.llm.requests.clear()
     return served
-
-
-def held(reached: threading.Event, release: threading.Event, then: dict):
-    """A script entry that answers `then` only once the test lets it (the turn waits on it meanwhile)."""
-
-    def hold(request: dict) -> Reply:
-        reached.set()
-        release.wait(60)
-        return Reply(then)
-
-    return hold
 
 
 def test_cancel_stops_the_turn_before_its_next_call_and_keeps_what_it_did(agent):
