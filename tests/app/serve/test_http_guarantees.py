@@ -143,12 +143,13 @@ def test_an_idle_keep_alive_connection_closes_after_5_seconds_and_is_served_with
     assert KEEP_ALIVE_SECONDS - 1 < idle < KEEP_ALIVE_SECONDS + 3, f"closed after {idle:.1f}s idle"
 
 
-def stalling_model(release: threading.Event) -> Callable[[dict], Reply]:
-    """A model whose first reply of a turn is BIG characters of text beside a calculator call, and whose
-    answer after the call waits for `release`."""
+def stalling_model(release: threading.Event, big_at: list[float]) -> Callable[[dict], Reply]:
+    """A model whose first reply of a turn is BIG characters of text beside a calculator call (the moment
+    it gives one is added to `big_at`), and whose answer after the call waits for `release`."""
 
     def reply(request: dict) -> Reply:
         if request["messages"][-1]["role"] != "tool":
+            big_at.append(time.monotonic())
             return Reply(tool_calls(call("calculator", {"expression": "6*7"}, "c1"), content="x" * BIG))
         release.wait(60)
         return Reply(text("It is 42."))
@@ -180,6 +181,15 @@ def read_to_the_end(conn: socket.socket) -> bytes:
     return data
 
 
+def given_both(big_at: list[float], timeout: float = 60) -> float:
+    """When the model gave the second of the two turns its big first reply."""
+    give_up_at = time.monotonic() + timeout
+    while len(big_at) < 2:
+        assert time.monotonic() < give_up_at, "the model was not asked for both turns"
+        time.sleep(0.05)
+    return max(big_at)
+
+
 def answers_of(agent: ServedAgent, users: tuple[str, str], timeout: float = 60) -> list[tuple]:
     """(state, answer) of the two users' conversations, once both have one and neither runs any more."""
     sql = "SELECT state, answer FROM conversations WHERE user_id IN (?, ?) ORDER BY user_id"
@@ -194,18 +204,21 @@ def test_a_stream_not_read_for_send_seconds_is_dropped_its_turn_goes_on_and_othe
     assert ServeSettings.model_fields["serve_send_seconds"].default == 30  # the documented 30 s
     users = ("carol", "dave")
     agent.keys |= {user: agent.key(user) for user in users}
-    release = threading.Event()
-    agent.llm.default = stalling_model(release)
+    release, big_at = threading.Event(), []
+    agent.llm.default = stalling_model(release, big_at)
     with open_stream(agent, "carol") as stalled, open_stream(agent, "dave") as slow:
-        stalled_from = time.monotonic()
         time.sleep(SEND_SECONDS / 3)  # the twin: a client that is slow, not gone, keeps its stream
         followed = []
         reading = threading.Thread(target=lambda: followed.append(read_to_the_end(slow)))
         reading.start()
-        time.sleep(SEND_SECONDS + 2 - (time.monotonic() - stalled_from))
+        sent_from = given_both(big_at)  # a loaded machine may take seconds to ask the model
+        time.sleep(max(0.0, sent_from + SEND_SECONDS + 4 - time.monotonic()))  # 4 s to pass the piece on
         release.set()  # the turns answer after the stalled client was dropped
         assert answers_of(agent, users) == [("done", "It is 42.")] * 2
         reading.join(30)
+        # a turn's last piece is sent by the time it is stored, so its client is dropped SEND_SECONDS later
+        # at the latest: reading sooner could take a stalled piece in time
+        time.sleep(SEND_SECONDS + 2)
         cut = read_to_the_end(stalled)  # what was already on its way, and then the end of the connection
     assert b"It is 42." not in cut and b"[DONE]" not in cut, f"not dropped: it ends {cut[-200:]!r}"
     assert followed and b"It is 42." in followed[0] and b"data: [DONE]" in followed[0], "the slow one was cut"
