@@ -88,13 +88,17 @@ def run(cases: list[dict[str, Any]], settings: Settings, choice: ModelChoice, py
     return scores
 
 
-def markdown(model: str, scores: dict[str, Any]) -> str:
-    lines = [f"# BFCL single-turn, through the host: {model}", ""]
-    lines += ["| category | cases | grounding on | grounding off |", "| --- | --- | --- | --- |"]
+def table(scores: dict[str, Any]) -> list[str]:
+    """bfcl-eval's accuracy per category, grounding on and off, as Markdown rows."""
+    lines = ["| category | cases | grounding on | grounding off |", "| --- | --- | --- | --- |"]
     for category, off in scores["off"].items():
         on = scores["on"][category]
         lines.append(f"| {category} | {off['cases']} | {on['accuracy']:.1%} | {off['accuracy']:.1%} |")
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def markdown(model: str, scores: dict[str, Any]) -> str:
+    return "\n".join([f"# BFCL single-turn, through the host: {model}", "", *table(scores)]) + "\n"
 
 
 def main(argv: list[str]) -> int:

@@ -3,7 +3,8 @@ calls, then answers truthfully from the tools' results (the envelopes inside the
 messages). It shows the scorer can reach 100%; it knows each prompt's spec, which no model does.
 
 `python -m benchmarks.eval_control COMMAND...` runs COMMAND with LLM_BASE_URL set to it (`make eval`:
-`python -m benchmarks.eval_control python main.py eval --floors all`)."""
+`python -m benchmarks.eval_control python main.py eval --floors all --bfcl 50`); a COMMAND that runs BFCL
+gets BFCL's scripted answers too (benchmarks/bfcl_control.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from benchmarks import scripted_llm
+from benchmarks import bfcl_control, bfcl_run, scripted_llm
 from benchmarks.eval_spec import GOLDEN, Spec, all_specs, part
 from benchmarks.eval_truth import said_numbers, written_number
 
@@ -177,8 +178,15 @@ def _envelope(content: str) -> dict[str, Any]:
 
 
 @contextmanager
-def serving() -> Iterator[str]:
-    server, url = scripted_llm.start(reply)
+def serving(bfcl_cases: list[dict[str, Any]] | None = None) -> Iterator[str]:
+    """The control's base URL; given BFCL's cases, it also makes each one's first possible answer."""
+    bfcl = bfcl_control.replier(bfcl_cases or [])
+
+    def either(request: dict[str, Any]) -> dict[str, Any]:
+        asked = next(m["content"] for m in reversed(request["messages"]) if m["role"] == "user")
+        return reply(request) if asked in BY_TEXT else bfcl(request)
+
+    server, url = scripted_llm.start(either)
     try:
         yield url
     finally:
@@ -235,7 +243,10 @@ def main(command: list[str]) -> int:
         print("usage: python -m benchmarks.eval_control COMMAND [ARGS...]", file=sys.stderr)
         return 2
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))}
-    with serving() as url:
+    bfcl_cases = (
+        bfcl_run.load(bfcl_run.VENV_PYTHON, list(bfcl_run.CATEGORIES), None) if "--bfcl" in command else None
+    )
+    with serving(bfcl_cases) as url:
         return subprocess.run(command, env={**env, "LLM_BASE_URL": url}).returncode
 
 

@@ -1,10 +1,13 @@
 """`python main.py eval`: a tool-calling scorecard of the configured model (the embedded default, LOCAL_MODEL,
 or LLM_BASE_URL / LLM_API_KEY / LLM_MODEL) on the device job's prompt sets (`benchmarks/prompts/`), each
-case through the real host on a fresh device database, scored by pydantic-evals (`scorecard_cases`).
+case through the real host on a fresh device database, scored by pydantic-evals (`scorecard_cases`); with
+`--bfcl N`, also BFCL's single-turn categories through the same host, grounding on and off, scored by
+bfcl-eval's own checker in its venv (`bfcl_run`).
 
 Markdown to stdout (or `--md FILE`), figures per part and category to `--json FILE`. `--floors docs` fails
 (exit 1) when a part run in full passes fewer cases than docs/embedded states (`agent_eval.FLOORS`: the
-embedded model's figures), `--floors all` when any case fails (the scripted control's figure).
+embedded model's figures), `--floors all` when any case fails, or BFCL with grounding off is under 100%
+(the scripted control's figures).
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from typing import Any
 from agent.config import Settings
 from agent.tracing import CAPTURE_CONTENT
 from app.models.provider import choose_model
+from benchmarks import bfcl_run
 from benchmarks.agent_eval import FLOORS
 from benchmarks.eval_spec import FILES, part
 from benchmarks.scorecard_cases import cases
+from benchmarks.scorecard_events import TurnSpans, emit, export_if_asked
 from benchmarks.scorecard_markdown import markdown
 from benchmarks.scorecard_run import CaseRunner
 from benchmarks.scorecard_summary import quotes_prompts, summarize
@@ -34,14 +39,31 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures per part as JSON")
     parser.add_argument("--md", type=Path, metavar="FILE", help="write the Markdown here, not to stdout")
     parser.add_argument("--limit", type=_positive, metavar="N", help="run the first N cases of each part")
-    parser.add_argument("--part", nargs="+", choices=list(FILES), metavar="NAME", help=_parts_help())
+    parser.add_argument("--part", nargs="*", choices=list(FILES), metavar="NAME", help=_parts_help())
     parser.add_argument("--k", type=_positive, default=1, help="runs of each case, for pass^k (default 1)")
     parser.add_argument("--floors", choices=["docs", "all"], help="fail below the documented floors / any")
-    return parser.parse_args(argv)
+    parser.add_argument("--bfcl", type=_cases, default=0, metavar="N|all", help=BFCL_HELP)
+    parser.add_argument("--bfcl-python", type=Path, default=bfcl_run.VENV_PYTHON, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.bfcl != 0 and not args.bfcl_python.exists():  # 0: not asked for
+        parser.exit(2, "eval: BFCL runs in a venv of its own, which is missing: run `make bfcl-venv`\n")
+    return args
+
+
+BFCL_HELP = (
+    "also run the first N cases (or all) of each of BFCL's single-turn categories through the host, "
+    "grounding on and off, scored by bfcl-eval's checker (its venv: make bfcl-venv)"
+)
 
 
 def _parts_help() -> str:
-    return "the parts to run (default: all): " + ", ".join(repr(name) for name in FILES)
+    names = ", ".join(repr(name) for name in FILES)
+    return f"the device job's parts to run (default: all; none named: none): {names}"
+
+
+def _cases(text: str) -> int | None:
+    """--bfcl's N: a whole number, or `all` (None: no limit)."""
+    return None if text == "all" else _positive(text)
 
 
 def _positive(text: str) -> int:
@@ -50,36 +72,55 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def record_spans() -> None:
-    """Keep the agent's spans in memory, arguments included, where pydantic-evals reads them."""
+def record_spans() -> tuple[Any, TurnSpans]:
+    """Keep the agent's spans in memory, arguments included, where pydantic-evals reads them; note each
+    case's turn; and send them to a trace store when one is configured (scorecard_events)."""
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
 
     provider = TracerProvider()
+    turns = TurnSpans()
+    provider.add_span_processor(turns)
+    export_if_asked(provider, contents_asked=os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true")
     trace.set_tracer_provider(provider)
     telemetry.record_into(provider)
     os.environ[CAPTURE_CONTENT] = "true"
+    return provider, turns
 
 
 def scorecard(args: argparse.Namespace) -> dict[str, Any]:
     from pydantic_evals import Dataset
 
-    names = args.part or list(FILES)
+    names = list(FILES) if args.part is None else args.part
     settings = Settings()
-    record_spans()
+    provider, turns = record_spans()
+    parts: dict[str, Any] = {}
+    errors: list[str] = []
+    bfcl: dict[str, Any] | None = None
     with ExitStack() as stack:
         choice = choose_model(settings, stack)
         print(f"evaluating {choice.description} ...", file=sys.stderr, flush=True)
-        dataset = Dataset(name="device job", cases=list(cases(names, args.limit)))
-        report = dataset.evaluate_sync(
-            CaseRunner(settings, choice), max_concurrency=1, progress=False, repeat=args.k
-        )
-    parts = summarize(report, names, args.k)
-    errors = [_error(failure) for failure in report.failures]
+        if names:
+            dataset = Dataset(name="device job", cases=list(cases(names, args.limit)))
+            report = dataset.evaluate_sync(
+                CaseRunner(settings, choice, turns), max_concurrency=1, progress=False, repeat=args.k
+            )
+            emit(report, provider.get_tracer("benchmarks.scorecard"), quotes_prompts)
+            parts = summarize(report, names, args.k)
+            errors = [_error(failure) for failure in report.failures]
+        if args.bfcl != 0:
+            bfcl = _bfcl(args, settings, choice)
+    provider.shutdown()  # the last spans and events are sent
     count = sum(part["cases"] for part in parts.values())
-    return {"model": choice.description, "k": args.k, "limit": args.limit, "cases": count, "parts": parts} | {
-        "errors": errors
-    }
+    card = {"model": choice.description, "k": args.k, "limit": args.limit, "cases": count, "parts": parts}
+    return card | {"errors": errors} | ({"bfcl": bfcl} if bfcl else {})
+
+
+def _bfcl(args: argparse.Namespace, settings: Settings, choice: Any) -> dict[str, Any]:
+    """BFCL's scores through the host: {"on": {category: figures}, "off": ...} (bfcl_run)."""
+    found = bfcl_run.load(args.bfcl_python, list(bfcl_run.CATEGORIES), args.bfcl)
+    print(f"BFCL: {len(found)} cases, grounding on and off ...", file=sys.stderr, flush=True)
+    return bfcl_run.run(found, settings, choice, args.bfcl_python)
 
 
 def _error(failure: Any) -> str:
@@ -98,6 +139,10 @@ def below_floors(card: dict[str, Any], floors: str | None) -> list[str]:
             problems.append(
                 f"the {name} part passed {part_['passed']}/{part_['cases']}, below its floor of {floor}"
             )
+    if floors == "all":  # the ideal calls pass bfcl-eval's checker wherever grounding lets them run
+        for category, figures in card.get("bfcl", {}).get("off", {}).items():
+            if figures["accuracy"] < 1:
+                problems.append(f"BFCL {category} (grounding off) scored {figures['accuracy']:.1%}, not 100%")
     return problems + [f"a case could not run: {error}" for error in card["errors"]]
 
 

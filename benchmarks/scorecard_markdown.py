@@ -1,11 +1,13 @@
 """The scorecard as Markdown: a table of the parts (tuned ones, held-out ones, the golden set, each group
 apart), each part's categories, and its failing cases with the expected and actual trajectories side by
-side. A held-out part's failing cases are named by id only: running the scorecard never shows its prompts."""
+side; then BFCL's accuracy by category, when it ran. A held-out part's failing cases are named by id only:
+running the scorecard never shows its prompts."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.bfcl_run import table
 from benchmarks.scorecard_summary import CHECKS
 
 GROUPS = {  # heading -> does a part of this status belong here?
@@ -26,6 +28,13 @@ def markdown(card: dict[str, Any]) -> str:
             lines += ["", f"## {heading}", "", *_parts_table(parts, k)]
             for name, part in parts.items():
                 lines += _part(name, part, k)
+    if "bfcl" in card:
+        lines += [
+            "",
+            "## BFCL single-turn, through the host (bfcl-eval's AST checker)",
+            "",
+            *table(card["bfcl"]),
+        ]
     return "\n".join(lines) + "\n"
 
 

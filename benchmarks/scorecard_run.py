@@ -21,6 +21,7 @@ from app.host import Front, host_for
 from app.models.choice import ModelChoice
 from benchmarks.agent_eval import stored
 from benchmarks.eval_spec import Spec
+from benchmarks.scorecard_events import TurnSpans
 from devicedb.server import BackgroundService
 from tools import default_tools
 
@@ -35,6 +36,7 @@ class Turn:
     audit: list[dict[str, Any]]  # the audit log's lines: each call, the host's decision and its outcome
     rows: frozenset[tuple[Any, ...]]  # the device database afterwards: (model, marketName, marketNameEn)
     when: tuple[float, float]  # the turn's start and end (epoch seconds): a time answer is of then
+    span: Any = None  # the turn's `invoke_agent` span context, which the results' events are parented to
 
     @property
     def ran(self) -> list[str]:
@@ -53,6 +55,7 @@ class CaseRunner:
 
     settings: Settings
     choice: ModelChoice
+    turns: TurnSpans | None = None  # where the turn's span is noted
 
     def __call__(self, spec: Spec) -> Turn:
         with tempfile.TemporaryDirectory() as folder:
@@ -62,13 +65,16 @@ class CaseRunner:
                     answer = requests.post(f"{service.url}/api/models", json=_row(code, name), timeout=10)
                     answer.raise_for_status()
                 turn = self._turn(spec, f"{service.url}/api/models", Path(folder) / "audit.jsonl")
-            return Turn(turn.answer, turn.audit, frozenset(stored(db)), turn.when)
+            span = self.turns.last if self.turns else None
+            return Turn(turn.answer, turn.audit, frozenset(stored(db)), turn.when, span)
 
     def _turn(self, spec: Spec, url: str, audit: Path) -> Turn:
         settings = self.settings.model_copy(update={"audit_log": audit})
         front = Front(confirm=lambda name, arguments, ctx: spec.approves, report=lambda line: None)
         host = host_for(settings, default_tools(url), front, self.choice)
         started = time.time()
+        if self.turns:
+            self.turns.last = None
         with host.agent(USER) as agent:
             try:
                 answer = agent.send_message(spec.text)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import eval_control
+from benchmarks import bfcl_run, eval_control
 from benchmarks.eval_spec import GOLDEN, part
 from tests.conftest import ROOT
 from tests.support.scorecard_runs import scorecard, sorry_model
@@ -87,3 +87,44 @@ def test_bad_arguments_are_refused_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "'0' is not a whole number of 1 or more" in done.stderr
+
+
+def test_bfcl_needs_its_venv_and_says_so_in_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "no-venv" / "python"
+    done, card = scorecard("http://127.0.0.1:9", tmp_path, "--bfcl", "3", "--bfcl-python", str(missing))
+    assert (done.returncode, done.stderr) == (
+        2,
+        "eval: BFCL runs in a venv of its own, which is missing: run `make bfcl-venv`\n",
+    )
+    assert card == {}
+
+
+@pytest.mark.bfcl
+def test_bfcl_runs_in_the_scorecard_and_the_ideal_model_scores_100_with_grounding_off(tmp_path: Path) -> None:
+    if not bfcl_run.VENV_PYTHON.exists():
+        pytest.skip("the BFCL venv is missing: run `make bfcl-venv` (make test does)")
+    found = bfcl_run.load(bfcl_run.VENV_PYTHON, list(bfcl_run.CATEGORIES), 3)
+    with eval_control.serving(found) as url:
+        done, card = scorecard(url, tmp_path, "--part", "--bfcl", "3", "--floors", "all")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert card["parts"] == {} and card["cases"] == 0  # no device part named: BFCL alone
+    for grounding in ("on", "off"):
+        assert {c: f["cases"] for c, f in card["bfcl"][grounding].items()} == dict.fromkeys(
+            bfcl_run.CATEGORIES, 3
+        )
+    assert {c: f["accuracy"] for c, f in card["bfcl"]["off"].items()} == dict.fromkeys(
+        bfcl_run.CATEGORIES, 1.0
+    )
+    assert "## BFCL single-turn, through the host" in done.stdout and "| multiple | 3 |" in done.stdout
+
+
+@pytest.mark.bfcl
+def test_a_model_that_calls_no_tool_fails_bfcl_under_the_controls_floors(sorry: str, tmp_path: Path) -> None:
+    if not bfcl_run.VENV_PYTHON.exists():
+        pytest.skip("the BFCL venv is missing: run `make bfcl-venv` (make test does)")
+    done, card = scorecard(sorry, tmp_path, "--part", "--bfcl", "2", "--floors", "all")
+    assert done.returncode == 1
+    assert card["bfcl"]["off"]["irrelevance"]["accuracy"] == 1.0  # calling nothing is right there
+    for category in ("simple_python", "multiple", "parallel"):
+        assert card["bfcl"]["off"][category]["accuracy"] == 0.0
+        assert f"eval: BFCL {category} (grounding off) scored 0.0%, not 100%" in done.stderr

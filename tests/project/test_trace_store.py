@@ -15,8 +15,11 @@ from typing import Any
 
 import requests
 
+from benchmarks import eval_control
+from benchmarks.eval_spec import GOLDEN
 from tests.conftest import ROOT, clean_env, run_main
 from tests.support.fake_llm import Reply, call, text, tool_calls
+from tests.support.scorecard_runs import scorecard
 from tests.support.serve_support import ServedAgent
 
 ADD, QUERY = "add_device_model", "query_device_model"
@@ -256,3 +259,27 @@ def test_the_served_agent_continues_the_traceparent_of_a_request(tmp_path, fake_
     assert trace.parent(trace.one(f"execute_tool {ADD}")) == "invoke_agent tool-use-agent"
     assert trace.parent(trace.one("POST /api/models")) == "POST"
     assert fake_llm.headers[0]["traceparent"].split("-")[1] == trace_id  # and the model's endpoint is told
+
+
+def test_the_scorecards_verdicts_are_events_beside_the_turns_they_score(tmp_path, trace_store):
+    with eval_control.serving() as ideal:
+        done, card = scorecard(ideal, tmp_path, "--part", GOLDEN, "--limit", "2", **trace_store.env("eval"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert card["parts"][GOLDEN]["passed"] == 2
+    having = ("evaluate golden:1", "evaluate golden:2")
+    spans = trace_store.spans("eval", None, at_least=2, having=having)
+    turns = {s["context"]["span_id"]: s for s in spans if s["name"] == "invoke_agent tool-use-agent"}
+    for name in having:
+        [scored] = [s for s in spans if s["name"] == name]
+        turn = turns[scored["parent_id"]]  # parented to the turn it scores, in the turn's trace
+        assert turn["context"]["trace_id"] == scored["context"]["trace_id"]
+        events = {e["attributes"]["gen_ai.evaluation.name"]: e for e in scored["events"]}
+        assert {e["name"] for e in scored["events"]} == {"gen_ai.evaluation.result"}
+        assert {"success", "rows", "answer", "grounded", "trajectory exact"} <= set(events)
+        success = events["success"]["attributes"]
+        assert (success["gen_ai.evaluation.score.value"], success["gen_ai.evaluation.score.label"]) == (
+            1.0,
+            "pass",
+        )
+    # the contents the evaluators read stay in the scorecard's process: none was asked for
+    assert not [k for s in spans for k in s["attributes"] if k.endswith(("messages", "arguments", ".result"))]

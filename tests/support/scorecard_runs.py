@@ -31,10 +31,13 @@ def sorry_model() -> Iterator[str]:
         server.shutdown()
 
 
-def scorecard(url: str, folder: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    """`python main.py eval --json FILE ARGS...` against the model at `url`: the process, and the JSON."""
+def scorecard(
+    url: str, folder: Path, *args: str, **more: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """`python main.py eval --json FILE ARGS...` against the model at `url`, with the variables `more`: the
+    process, and the JSON."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_", "ADD_MODEL_URL"))}
-    env |= {"LLM_BASE_URL": url, "PYTHONPATH": str(ROOT)}
+    env |= {"LLM_BASE_URL": url, "PYTHONPATH": str(ROOT)} | more
     out = folder / "card.json"
     command = [sys.executable, str(ROOT / "main.py"), "eval", "--json", str(out), *args]
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=600)

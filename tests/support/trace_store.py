@@ -96,15 +96,21 @@ class Phoenix:
         }
 
     def spans(
-        self, project: str, trace_id: str, at_least: int, timeout: float = 30.0, having: tuple[str, ...] = ()
+        self,
+        project: str,
+        trace_id: str | None,
+        at_least: int,
+        timeout: float = 30.0,
+        having: tuple[str, ...] = (),
     ) -> list[dict[str, Any]]:
-        """The spans of one trace, read back through Phoenix's REST API once `at_least` of them are in, and
-        one named each of `having` (Phoenix stores a trace's spans batch by batch as they arrive)."""
+        """The spans of one trace (None: of the project), read back through Phoenix's REST API once
+        `at_least` of them are in, and one named each of `having` (Phoenix stores a trace's spans batch by
+        batch as they arrive)."""
         give_up_at = time.monotonic() + timeout
         while True:
             resp = requests.get(
                 f"{self.url}/v1/projects/{project}/spans",
-                params={"trace_id": trace_id, "limit": 1000},
+                params={"limit": 1000} | ({"trace_id": trace_id} if trace_id else {}),
                 timeout=5,
             )
             found = resp.json()["data"] if resp.ok else []

@@ -1,0 +1,125 @@
+"""The scorecard's verdicts on the traces. Each case's evaluator results become `gen_ai.evaluation.result`
+events (OpenTelemetry's GenAI conventions: `gen_ai.evaluation.name`, `.score.value`, `.score.label`,
+`.explanation`) on a span `evaluate {case}` whose parent is the turn they score (`invoke_agent`), so a
+trace store shows each turn with its scores beside it.
+
+The spans go to the trace store when OTEL_EXPORTER_OTLP_ENDPOINT is set (the standard OTEL_* variables).
+The scorecard records message contents for its evaluators; what it exports carries none unless the person
+asked for them (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true before the run), and a held-out
+part's explanations are never written: a trace store holds no held-out prompt."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.trace import NonRecordingSpan, SpanContext
+
+EVENT = "gen_ai.evaluation.result"
+CONTENT = (  # what agent/tracing.py writes only when contents are captured
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+)
+
+
+class TurnSpans(SpanProcessor):
+    """Remembers the last turn (`invoke_agent` span) that ended: the one a case just ran."""
+
+    def __init__(self) -> None:
+        self.last: SpanContext | None = None
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if span.name.startswith("invoke_agent"):
+            self.last = span.get_span_context()
+
+
+class WithoutContents(SpanExporter):
+    """An exporter that passes each span on without the message contents the scorecard recorded."""
+
+    def __init__(self, exporter: SpanExporter) -> None:
+        self.exporter = exporter
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        return self.exporter.export([_without_contents(span) for span in spans])
+
+    def shutdown(self) -> None:
+        self.exporter.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return self.exporter.force_flush(timeout_millis)
+
+
+def _without_contents(span: ReadableSpan) -> ReadableSpan:
+    attributes = {k: v for k, v in (span.attributes or {}).items() if k not in CONTENT}
+    return ReadableSpan(
+        name=span.name,
+        context=span.get_span_context(),
+        parent=span.parent,
+        resource=span.resource,
+        attributes=attributes,
+        events=span.events,
+        links=span.links,
+        kind=span.kind,
+        status=span.status,
+        start_time=span.start_time,
+        end_time=span.end_time,
+        instrumentation_scope=span.instrumentation_scope,
+    )
+
+
+def export_if_asked(provider: TracerProvider, contents_asked: bool) -> None:
+    """Send `provider`'s spans over OTLP when an endpoint is configured (contents only if asked for)."""
+    if not any(
+        os.environ.get(name) for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    ):
+        return
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    exporter: SpanExporter = OTLPSpanExporter()
+    provider.add_span_processor(BatchSpanProcessor(exporter if contents_asked else WithoutContents(exporter)))
+
+
+def emit(report: Any, tracer: trace.Tracer, explains: Callable[[str], bool]) -> int:
+    """Each scored case's results as events beside its turn; how many events. `explains(part)`: may its
+    explanations (which can quote the prompt or the answer) be written?"""
+    count = 0
+    for case in report.cases:
+        turn = getattr(case.output, "span", None)
+        if turn is None:
+            continue
+        parent = trace.set_span_in_context(NonRecordingSpan(turn))
+        with tracer.start_as_current_span(f"evaluate {case.name}", context=parent) as span:
+            results = {**case.assertions, **case.scores, **case.labels}
+            for name, result in results.items():
+                span.add_event(EVENT, result_attributes(name, result, explains(case.metadata["part"])))
+                count += 1
+    return count
+
+
+def result_attributes(name: str, result: Any, explain: bool) -> dict[str, Any]:
+    """The event's attributes: a pass/fail result as 1.0/0.0 and its label, a score as its value."""
+    value = result.value
+    found: dict[str, Any] = {"gen_ai.evaluation.name": name}
+    if isinstance(value, bool):
+        found |= {
+            "gen_ai.evaluation.score.value": float(value),
+            "gen_ai.evaluation.score.label": _label(value),
+        }
+    elif isinstance(value, int | float):
+        found["gen_ai.evaluation.score.value"] = float(value)
+    else:
+        found["gen_ai.evaluation.score.label"] = str(value)
+    if explain and result.reason:
+        found["gen_ai.evaluation.explanation"] = str(result.reason)[:500]
+    return found
+
+
+def _label(passed: bool) -> str:
+    return "pass" if passed else "fail"
