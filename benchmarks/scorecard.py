@@ -45,6 +45,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--bfcl", type=_cases, default=0, metavar="N|all", help=BFCL_HELP)
     parser.add_argument("--bfcl-python", type=Path, default=bfcl_run.VENV_PYTHON, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.part == [] and args.bfcl == 0:
+        parser.error("--part names no part and --bfcl is not given: there is nothing to run")
     if args.bfcl != 0 and not args.bfcl_python.exists():  # 0: not asked for
         parser.exit(2, "eval: BFCL runs in a venv of its own, which is missing: run `make bfcl-venv`\n")
     return args
@@ -81,7 +83,7 @@ def record_spans() -> tuple[Any, TurnSpans]:
     provider = TracerProvider()
     turns = TurnSpans()
     provider.add_span_processor(turns)
-    export_if_asked(provider, contents_asked=os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true")
+    export_if_asked(provider)
     trace.set_tracer_provider(provider)
     telemetry.record_into(provider)
     os.environ[CAPTURE_CONTENT] = "true"
@@ -98,6 +100,7 @@ def scorecard(args: argparse.Namespace) -> dict[str, Any]:
     errors: list[str] = []
     bfcl: dict[str, Any] | None = None
     with ExitStack() as stack:
+        stack.callback(provider.shutdown)  # the last spans and events are sent, whatever happened
         choice = choose_model(settings, stack)
         print(f"evaluating {choice.description} ...", file=sys.stderr, flush=True)
         if names:
@@ -110,7 +113,6 @@ def scorecard(args: argparse.Namespace) -> dict[str, Any]:
             errors = [_error(failure) for failure in report.failures]
         if args.bfcl != 0:
             bfcl = _bfcl(args, settings, choice)
-    provider.shutdown()  # the last spans and events are sent
     count = sum(part["cases"] for part in parts.values())
     card = {"model": choice.description, "k": args.k, "limit": args.limit, "cases": count, "parts": parts}
     return card | {"errors": errors} | ({"bfcl": bfcl} if bfcl else {})

@@ -4,9 +4,10 @@ events (OpenTelemetry's GenAI conventions: `gen_ai.evaluation.name`, `.score.val
 trace store shows each turn with its scores beside it.
 
 The spans go to the trace store when OTEL_EXPORTER_OTLP_ENDPOINT is set (the standard OTEL_* variables).
-The scorecard records message contents for its evaluators; what it exports carries none unless the person
-asked for them (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true before the run), and a held-out
-part's explanations are never written: a trace store holds no held-out prompt."""
+The scorecard records message contents for its evaluators; what it exports carries no words: no message
+contents, no status descriptions or exception messages (a tool's error can quote an argument), and no
+explanation of a held-out part's result. A trace store holds the turns' shape and their scores, and no
+held-out prompt."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
-from opentelemetry.trace import NonRecordingSpan, SpanContext
+from opentelemetry.trace import NonRecordingSpan, SpanContext, Status
+
+from plumbing.telemetry import ENDPOINTS
 
 EVENT = "gen_ai.evaluation.result"
 CONTENT = (  # what agent/tracing.py writes only when contents are captured
@@ -40,14 +43,14 @@ class TurnSpans(SpanProcessor):
             self.last = span.get_span_context()
 
 
-class WithoutContents(SpanExporter):
-    """An exporter that passes each span on without the message contents the scorecard recorded."""
+class WithoutWords(SpanExporter):
+    """An exporter that passes each span on without the words the scorecard recorded (see above)."""
 
     def __init__(self, exporter: SpanExporter) -> None:
         self.exporter = exporter
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return self.exporter.export([_without_contents(span) for span in spans])
+        return self.exporter.export([_without_words(span) for span in spans])
 
     def shutdown(self) -> None:
         self.exporter.shutdown()
@@ -56,34 +59,45 @@ class WithoutContents(SpanExporter):
         return self.exporter.force_flush(timeout_millis)
 
 
-def _without_contents(span: ReadableSpan) -> ReadableSpan:
+def _without_words(span: ReadableSpan) -> ReadableSpan:
     attributes = {k: v for k, v in (span.attributes or {}).items() if k not in CONTENT}
+    events = [_without_message(event) for event in span.events]
     return ReadableSpan(
         name=span.name,
         context=span.get_span_context(),
         parent=span.parent,
         resource=span.resource,
         attributes=attributes,
-        events=span.events,
+        events=events,
         links=span.links,
         kind=span.kind,
-        status=span.status,
+        status=Status(span.status.status_code),  # its description dropped
         start_time=span.start_time,
         end_time=span.end_time,
         instrumentation_scope=span.instrumentation_scope,
     )
 
 
-def export_if_asked(provider: TracerProvider, contents_asked: bool) -> None:
-    """Send `provider`'s spans over OTLP when an endpoint is configured (contents only if asked for)."""
-    if not any(
-        os.environ.get(name) for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-    ):
-        return
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+def _without_message(event: Event) -> Event:
+    """An exception's event keeps its type, not its message or stack."""
+    if event.name != "exception":
+        return event
+    kept = {k: v for k, v in (event.attributes or {}).items() if k == "exception.type"}
+    return Event(event.name, kept, event.timestamp)
 
-    exporter: SpanExporter = OTLPSpanExporter()
-    provider.add_span_processor(BatchSpanProcessor(exporter if contents_asked else WithoutContents(exporter)))
+
+def export_if_asked(provider: TracerProvider) -> None:
+    """Send `provider`'s spans, without their words, over OTLP when an endpoint is configured."""
+    if not any(os.environ.get(name) for name in ENDPOINTS):
+        return
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError:
+        raise SystemExit(
+            "eval: OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OTLP exporter is not installed: install the"
+            " [tracing] extra (pip install -e '.[tracing]'), or unset the variable"
+        ) from None
+    provider.add_span_processor(BatchSpanProcessor(WithoutWords(OTLPSpanExporter())))
 
 
 def emit(report: Any, tracer: trace.Tracer, explains: Callable[[str], bool]) -> int:

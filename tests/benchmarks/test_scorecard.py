@@ -99,6 +99,14 @@ def test_bfcl_needs_its_venv_and_says_so_in_one_line(tmp_path: Path) -> None:
     assert card == {}
 
 
+def test_naming_no_part_without_bfcl_is_an_error_not_an_empty_card(tmp_path: Path) -> None:
+    done, card = scorecard("http://127.0.0.1:9", tmp_path, "--part", "--floors", "all")
+    assert done.returncode == 2 and card == {}
+    assert done.stderr.splitlines()[-1].endswith(
+        "--part names no part and --bfcl is not given: there is nothing to run"
+    )
+
+
 @pytest.mark.bfcl
 def test_bfcl_runs_in_the_scorecard_and_the_ideal_model_scores_100_with_grounding_off(tmp_path: Path) -> None:
     if not bfcl_run.VENV_PYTHON.exists():
