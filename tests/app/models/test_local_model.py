@@ -4,6 +4,7 @@ outcomes, never times; the turn deadline of a local model is generous)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -101,19 +102,28 @@ def test_any_gguf_runs_the_same_way_with_its_own_template(tmp_path):
         LocalModelServer(tmp_path / "missing.gguf")
 
 
+TOOL = {"name": "calculator", "description": "Sums.", "parameters": {"type": "object", "properties": {}}}
+
+
 def test_a_gguf_without_a_template_runs_with_the_one_local_model_template_names(tmp_path):
     own = tmp_path / "my-model.gguf"
     own.symlink_to(shipped_model_file())
     gemma = ROOT / "benchmarks" / "models" / "gemma3.jinja"  # the third scorecard's (make eval-gemma)
     with LocalModelServer(own, template=gemma) as other:
         prompt = render(other)
+        offered = render(other, tools=[{"type": "function", "function": TOOL}])
     assert "<start_of_turn>user\nYou help.\n\n" in prompt and "<|im_start|>" not in prompt.removeprefix(
         "<|im_start|>"
     )
-    assert '<start_of_turn>model\n{"tool_call": {"name": "add_device_model", "arguments": {' in prompt
+    assert '<start_of_turn>model\n<tool_call>{"name": "add_device_model", "arguments": {' in prompt
     assert prompt.endswith("<start_of_turn>model\n")
+    listed = offered.split("<start_of_turn>user\n", 1)[1].split("<end_of_turn>")[0]  # the first user turn
+    assert listed.startswith("You help.\n\nYou may call these functions.") and json.dumps(TOOL) in listed
     with pytest.raises(Exception, match="LOCAL_MODEL_TEMPLATE=.* is not a file"):
         LocalModelServer(own, template=tmp_path / "missing.jinja")
+    alone = run_main("-m", "hi", cwd=tmp_path, env=clean_env(LOCAL_MODEL_TEMPLATE=str(gemma)), timeout=120)
+    said = "error: LOCAL_MODEL_TEMPLATE is the template of the GGUF LOCAL_MODEL names: set LOCAL_MODEL too"
+    assert (alone.returncode, alone.stderr.strip().splitlines()) == (2, [said])
 
 
 def test_two_servers_at_once_do_not_collide():
