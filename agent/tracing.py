@@ -211,8 +211,18 @@ def _capturing() -> bool:
     return os.environ.get(CAPTURE_CONTENT, "").strip().lower() == "true"
 
 
+CONTENT = (  # the attributes `_content` writes
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+)
+
+
 def _content(span: Any, key: str, value: Any) -> None:
-    """A content attribute, as JSON with secrets redacted, when contents are captured."""
+    """A content attribute (one of CONTENT), as JSON with secrets redacted, when contents are captured."""
+    assert key in CONTENT, key
     if _capturing() and value is not None:
         span.set_attribute(key, json.dumps(redact(value), ensure_ascii=False, default=str))
 

@@ -39,14 +39,7 @@ def replier(cases: list[dict[str, Any]]) -> Any:
         messages = request["messages"]
         asked = next(m["content"] for m in reversed(messages) if m["role"] == "user")
         calls = ideal_calls(by_question[asked]) if messages[-1]["role"] == "user" else []
-        message: dict[str, Any] = {"role": "assistant", "content": None if calls else "Done."}
-        if calls:
-            message["tool_calls"] = calls
-        return {
-            "id": "bfcl-control",
-            "object": "chat.completion",
-            "choices": [{"index": 0, "message": message}],
-        }
+        return scripted_llm.completion(scripted_llm.assistant(calls, "Done."), "bfcl-control")
 
     return reply
 

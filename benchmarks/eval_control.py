@@ -51,12 +51,7 @@ def reply(request: dict[str, Any]) -> dict[str, Any]:
         ]
     else:
         message["content"] = words(spec)
-    return {
-        "id": "control",
-        "object": "chat.completion",
-        "model": "control",
-        "choices": [{"index": 0, "message": message}],
-    }
+    return scripted_llm.completion(message, "control", model="control")
 
 
 def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:

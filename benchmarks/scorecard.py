@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.config import Settings
 from agent.tracing import CAPTURE_CONTENT
+from agent.types import ConfigError
 from app.models.provider import choose_model
 from benchmarks import bfcl_run
 from benchmarks.agent_eval import FLOORS
@@ -83,7 +84,10 @@ def record_spans() -> tuple[Any, TurnSpans]:
     provider = TracerProvider()
     turns = TurnSpans()
     provider.add_span_processor(turns)
-    export_if_asked(provider)
+    try:
+        export_if_asked(provider)
+    except telemetry.TracingUnavailable as e:
+        raise ConfigError(str(e)) from None
     trace.set_tracer_provider(provider)
     telemetry.record_into(provider)
     os.environ[CAPTURE_CONTENT] = "true"

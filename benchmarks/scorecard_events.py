@@ -11,7 +11,6 @@ held-out prompt."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,16 +19,10 @@ from opentelemetry.sdk.trace import Event, ReadableSpan, SpanProcessor, TracerPr
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.trace import NonRecordingSpan, SpanContext, Status
 
-from plumbing.telemetry import ENDPOINTS
+from agent.tracing import CONTENT
+from plumbing import telemetry
 
 EVENT = "gen_ai.evaluation.result"
-CONTENT = (  # what agent/tracing.py writes only when contents are captured
-    "gen_ai.input.messages",
-    "gen_ai.output.messages",
-    "gen_ai.system_instructions",
-    "gen_ai.tool.call.arguments",
-    "gen_ai.tool.call.result",
-)
 
 
 class TurnSpans(SpanProcessor):
@@ -88,22 +81,13 @@ def _without_message(event: Event) -> Event:
 
 def export_if_asked(provider: TracerProvider) -> None:
     """Send `provider`'s spans, without their words, over OTLP when an endpoint is configured."""
-    if not any(os.environ.get(name) for name in ENDPOINTS):
-        return
-    try:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    except ImportError:
-        raise SystemExit(
-            "eval: OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OTLP exporter is not installed: install the"
-            " [tracing] extra (pip install -e '.[tracing]'), or unset the variable"
-        ) from None
-    provider.add_span_processor(BatchSpanProcessor(WithoutWords(OTLPSpanExporter())))
+    if telemetry.exporting():
+        provider.add_span_processor(BatchSpanProcessor(WithoutWords(telemetry.otlp_exporter())))
 
 
-def emit(report: Any, tracer: trace.Tracer, explains: Callable[[str], bool]) -> int:
-    """Each scored case's results as events beside its turn; how many events. `explains(part)`: may its
-    explanations (which can quote the prompt or the answer) be written?"""
-    count = 0
+def emit(report: Any, tracer: trace.Tracer, explains: Callable[[str], bool]) -> None:
+    """Each scored case's results as events beside its turn. `explains(part)`: may its explanations (which
+    can quote the prompt or the answer) be written?"""
     for case in report.cases:
         turn = getattr(case.output, "span", None)
         if turn is None:
@@ -113,8 +97,6 @@ def emit(report: Any, tracer: trace.Tracer, explains: Callable[[str], bool]) -> 
             results = {**case.assertions, **case.scores, **case.labels}
             for name, result in results.items():
                 span.add_event(EVENT, result_attributes(name, result, explains(case.metadata["part"])))
-                count += 1
-    return count
 
 
 def result_attributes(name: str, result: Any, explain: bool) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +65,7 @@ class CaseRunner:
                     answer = requests.post(f"{service.url}/api/models", json=_row(code, name), timeout=10)
                     answer.raise_for_status()
                 turn = self._turn(spec, f"{service.url}/api/models", Path(folder) / "audit.jsonl")
-            span = self.turns.last if self.turns else None
-            return Turn(turn.answer, turn.audit, frozenset(stored(db)), turn.when, span)
+            return replace(turn, rows=frozenset(stored(db)))
 
     def _turn(self, spec: Spec, url: str, audit: Path) -> Turn:
         settings = self.settings.model_copy(update={"audit_log": audit})
@@ -74,7 +73,7 @@ class CaseRunner:
         host = host_for(settings, default_tools(url), front, self.choice)
         started = time.time()
         if self.turns:
-            self.turns.last = None
+            self.turns.last = None  # the turn's own span, once it has ended, and no earlier one
         with host.agent(USER) as agent:
             try:
                 answer = agent.send_message(spec.text)
@@ -82,7 +81,8 @@ class CaseRunner:
                 answer = f"error: {e}"
             _count(agent.memory.history())
         lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
-        return Turn(answer, lines, frozenset(), (started, time.time()))
+        span = self.turns.last if self.turns else None
+        return Turn(answer, lines, frozenset(), (started, time.time()), span)
 
 
 def _row(code: str, name: str) -> dict[str, str]:

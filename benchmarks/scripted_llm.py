@@ -18,6 +18,19 @@ from typing import Any
 ROUNDS = 3
 
 
+def assistant(calls: list[dict[str, Any]], words: str) -> dict[str, Any]:
+    """The assistant's message: the tool `calls`, or `words` when it calls none."""
+    message: dict[str, Any] = {"role": "assistant", "content": None if calls else words}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def completion(message: dict[str, Any], id: str, **more: Any) -> dict[str, Any]:
+    """A `chat.completion` answering with `message` (its one choice), with any `more` fields."""
+    return {"id": id, "object": "chat.completion", **more, "choices": [{"index": 0, "message": message}]}
+
+
 def reply(request: dict[str, Any]) -> dict[str, Any]:
     messages = request["messages"]
     last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
@@ -26,9 +39,7 @@ def reply(request: dict[str, Any]) -> dict[str, Any]:
         calls = [_call("sleep200", f"call_p{i}") for i in range(5)] if done == 0 else []
     else:
         calls = [_call("noop", f"call_{done}")] if done < ROUNDS else []
-    message: dict[str, Any] = {"role": "assistant", "content": None if calls else "done"}
-    if calls:
-        message["tool_calls"] = calls
+    message = assistant(calls, "done")
     return {
         "id": "chatcmpl-bench",
         "object": "chat.completion",

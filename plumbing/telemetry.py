@@ -32,9 +32,34 @@ class TracingUnavailable(Exception):
 def enabled() -> bool:
     """Is an OTLP endpoint configured, or a provider given (`record_into`), and the SDK not switched off by
     OTEL_SDK_DISABLED=true?"""
-    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+    if _disabled():
         return False
-    return _recorder is not None or any(os.environ.get(name) for name in ENDPOINTS)
+    return _recorder is not None or exporting()
+
+
+def exporting() -> bool:
+    """Is an OTLP endpoint configured, and the SDK not switched off?"""
+    return not _disabled() and any(os.environ.get(name) for name in ENDPOINTS)
+
+
+def _disabled() -> bool:
+    return os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
+
+
+def otlp_exporter() -> Any:
+    """The SDK's OTLP/HTTP span exporter (endpoint and headers from the OTEL_* variables)."""
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError:
+        raise _unavailable() from None
+    return OTLPSpanExporter()
+
+
+def _unavailable() -> TracingUnavailable:
+    return TracingUnavailable(
+        "OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK is not installed: install the"
+        " [tracing] extra (pip install -e '.[tracing]'), or unset the variable"
+    )
 
 
 def record_into(provider: Any) -> None:
@@ -59,19 +84,15 @@ def start(service_name: str) -> bool:
 def _new_provider(service_name: str) -> Any:
     try:
         from opentelemetry import trace
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
         from opentelemetry.instrumentation.sqlite3 import SQLite3Instrumentor
         from opentelemetry.sdk.resources import SERVICE_NAME, Resource
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError:
-        raise TracingUnavailable(
-            "OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK is not installed: install the"
-            " [tracing] extra (pip install -e '.[tracing]'), or unset the variable"
-        ) from None
+        raise _unavailable() from None
     provider = TracerProvider(resource=Resource.create({SERVICE_NAME: service_name}))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))  # endpoint, headers: OTEL_*
+    provider.add_span_processor(BatchSpanProcessor(otlp_exporter()))
     trace.set_tracer_provider(provider)
     SQLite3Instrumentor().instrument()
     PsycopgInstrumentor().instrument()

@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 
 def _sorry(request: dict[str, Any]) -> dict[str, Any]:
     message = {"role": "assistant", "content": "Sorry, I cannot help with that."}
-    return {"id": "sorry", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
+    return scripted_llm.completion(message, "sorry")
 
 
 @contextmanager

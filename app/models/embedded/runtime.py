@@ -208,7 +208,9 @@ def main() -> None:
     parser.add_argument("--project-template", action="store_true", help="use this project's chat template")
     parser.add_argument("--template", type=Path, help="a Jinja chat template file, for a GGUF without one")
     args = parser.parse_args()
-    template = CHATML_WITH_TOOLS if args.project_template else args.template and args.template.read_text()
+    template = args.template.read_text() if args.template else None  # None: the model's own
+    if args.project_template:
+        template = CHATML_WITH_TOOLS
     serve(args.model, args.n_ctx, template, args.port)
 
 

@@ -17,13 +17,6 @@ from tests.support.serve_support import devices
 COMPLETED = TaskState.TASK_STATE_COMPLETED
 
 
-@pytest.fixture
-def agent(served):
-    served.llm.script.clear()
-    served.llm.requests.clear()
-    return served
-
-
 def test_the_card_names_each_tool_as_a_skill_the_bearer_scheme_and_the_jsonrpc_url(agent):
     answer = requests.get(f"{agent.url}/.well-known/agent-card.json", timeout=10)
     assert answer.status_code == 200

@@ -16,13 +16,6 @@ from tests.support.fake_llm import call, text, tool_calls
 from tests.support.serve_support import devices
 
 
-@pytest.fixture
-def agent(served):
-    served.llm.script.clear()
-    served.llm.requests.clear()
-    return served
-
-
 def asked_to_delete(agent, code: str, call_id: str):
     """alice's task that added `code`, then was asked to delete it: the task waiting for her."""
     alice = A2A(agent, "alice")

@@ -14,13 +14,6 @@ from tests.support.a2a_support import A2A
 MAX_MESSAGE_CHARS = 100_000  # app/serve/a2a_face.py's
 
 
-@pytest.fixture
-def agent(served):
-    served.llm.script.clear()
-    served.llm.requests.clear()
-    return served
-
-
 def rpc(agent, body, user: str = "carol") -> dict:
     headers = {"Authorization": f"Bearer {agent.keys[user]}", "A2A-Version": "1.0"}
     if isinstance(body, bytes):

@@ -18,13 +18,6 @@ from tests.support.fake_llm import call, text, tool_calls
 from tests.support.serve_support import devices
 
 
-@pytest.fixture
-def agent(served):
-    served.llm.script.clear()
-    served.llm.requests.clear()
-    return served
-
-
 def test_cancel_stops_the_turn_before_its_next_call_and_keeps_what_it_did(agent):
     reached, release = threading.Event(), threading.Event()
     second = tool_calls(call("calculator", {"expression": "1+1"}, "cancel_c2"))

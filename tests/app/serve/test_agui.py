@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 import requests
 from ag_ui.core import (
     AssistantMessage,
@@ -24,13 +23,6 @@ from ag_ui.core import (
 
 from tests.support.fake_llm import call, streamed, text, tool_calls
 from tests.support.serve_support import agui_run, devices
-
-
-@pytest.fixture
-def agent(served):
-    served.llm.script.clear()
-    served.llm.requests.clear()
-    return served
 
 
 def run_input(thread: str, run: str, *messages, **fields) -> RunAgentInput:

@@ -14,13 +14,6 @@ from tests.support.fake_llm import call, text, tool_calls
 from tests.support.serve_support import devices
 
 
-@pytest.fixture
-def agent(served):
-    served.llm.script.clear()
-    served.llm.requests.clear()
-    return served
-
-
 def say(agent, user: str, words: str, conversation: str | None = None):
     client = openai.OpenAI(base_url=f"{agent.url}/v1", api_key=agent.keys[user], max_retries=0)
     extra = {"conversation_id": conversation} if conversation else {}

@@ -19,13 +19,6 @@ from tests.support.fake_llm import call, streamed, text, tool_calls
 from tests.support.serve_support import devices
 
 
-@pytest.fixture
-def agent(served):
-    served.llm.script.clear()
-    served.llm.requests.clear()
-    return served
-
-
 def client(agent, user: str, **options) -> openai.OpenAI:
     return openai.OpenAI(base_url=f"{agent.url}/v1", api_key=agent.keys[user], max_retries=0, **options)
 
