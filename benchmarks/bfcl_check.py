@@ -1,8 +1,10 @@
 """BFCL's side of `python -m benchmarks.bfcl_run`: it runs in BFCL's own venv (benchmarks/.venv-bfcl, see the
 Makefile), imports bfcl-eval and the standard library only, never this project. `cases CATEGORY` prints
-the category's cases as JSON lines (the question's first turn, the functions, the possible answers);
-`score FILE` reads the calls each case made (JSON lines: id, category, calls as [{name: arguments}]) and
-prints, as JSON, each category's accuracy by bfcl-eval's own AST checker (irrelevance: no call at all).
+the categories' cases as JSON lines (the question's first turn, the functions, the possible answers);
+`score FILE...` reads the calls each case made (JSON lines: id, category, calls as [{name: arguments}]) and
+prints, as a JSON list with an item for each file, each category's accuracy by bfcl-eval's own AST checker
+(irrelevance: no call at all). The checker's import pulls in every provider's SDK (seconds of CPU): only
+`score` pays it, once for all its files.
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import bfcl_eval
-from bfcl_eval.constants.enums import Language
-from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
 
 DATA = Path(bfcl_eval.__file__).parent / "data"
 CATEGORIES = ("simple_python", "multiple", "parallel", "irrelevance")
@@ -43,6 +43,9 @@ def verdict(case: dict[str, Any], calls: list[dict[str, Any]]) -> tuple[bool, st
     """(valid, error type) of one case's calls, as bfcl-eval judges them."""
     if case["category"] == "irrelevance":
         return (not calls, "" if not calls else "irrelevance:called_a_function")
+    from bfcl_eval.constants.enums import Language
+    from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+
     found = ast_checker(
         case["functions"], calls, case["answer"], Language.PYTHON, case["category"], MODEL_NAME
     )
@@ -67,14 +70,16 @@ def score(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["cases"] and len(argv) == 2 and argv[1] in CATEGORIES:
-        for case in cases(argv[1]):
+    if argv[:1] == ["cases"] and len(argv) > 1 and set(argv[1:]) <= set(CATEGORIES):
+        for case in [case for category in argv[1:] for case in cases(category)]:
             print(json.dumps(case, ensure_ascii=False))
         return 0
-    if argv[:1] == ["score"] and len(argv) == 2:
-        print(json.dumps(score(_lines(Path(argv[1]))), indent=2))
+    if argv[:1] == ["score"] and len(argv) > 1:
+        print(json.dumps([score(_lines(Path(name))) for name in argv[1:]], indent=2))
         return 0
-    print(f"usage: bfcl_check.py cases {{{','.join(CATEGORIES)}}} | score RESULTS.jsonl", file=sys.stderr)
+    print(
+        f"usage: bfcl_check.py cases {{{','.join(CATEGORIES)}}}... | score RESULTS.jsonl...", file=sys.stderr
+    )
     return 2
 
 

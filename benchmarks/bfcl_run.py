@@ -45,10 +45,11 @@ def bfcl(python: Path, *args: str) -> str:
 
 
 def load(python: Path, categories: list[str], limit: int | None) -> list[dict[str, Any]]:
-    found = []
-    for category in categories:
-        found += [json.loads(line) for line in bfcl(python, "cases", category).splitlines()][:limit]
-    return found
+    """The first `limit` cases of each category (all with None), asked of BFCL's venv once."""
+    found = [json.loads(line) for line in bfcl(python, "cases", *categories).splitlines()]
+    return [
+        case for category in categories for case in [c for c in found if c["category"] == category][:limit]
+    ]
 
 
 def calls_of(case: dict[str, Any], settings: Settings, choice: ModelChoice, grounding: bool) -> list[Any]:
@@ -75,17 +76,21 @@ def question(case: dict[str, Any]) -> str:
 def run(cases: list[dict[str, Any]], settings: Settings, choice: ModelChoice, python: Path) -> dict[str, Any]:
     """{"on": scores, "off": scores}: bfcl-eval's verdicts of the same cases, grounding on and off."""
     choice = replace(choice, limits=replace(choice.limits, max_rounds=2, max_calls_per_reply=10))
-    scores = {}
-    for grounding in (True, False):
-        results = [
-            {"id": c["id"], "category": c["category"], "calls": calls_of(c, settings, choice, grounding)}
-            for c in cases
-        ]
-        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as out:
-            out.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results))
-        scores["on" if grounding else "off"] = json.loads(bfcl(python, "score", out.name))
-        os.unlink(out.name)
-    return scores
+    with tempfile.TemporaryDirectory() as folder:
+        files = [Path(folder) / "on.jsonl", Path(folder) / "off.jsonl"]
+        for file, grounding in zip(files, (True, False), strict=True):
+            lines = [_result(case, calls_of(case, settings, choice, grounding)) for case in cases]
+            file.write_text("".join(lines), encoding="utf-8")
+        on, off = json.loads(bfcl(python, "score", *map(str, files)))
+    return {"on": on, "off": off}
+
+
+def _result(case: dict[str, Any], calls: list[Any]) -> str:
+    """One line of what bfcl_check scores: the case and the calls it made."""
+    return (
+        json.dumps({"id": case["id"], "category": case["category"], "calls": calls}, ensure_ascii=False)
+        + "\n"
+    )
 
 
 def table(scores: dict[str, Any]) -> list[str]:
