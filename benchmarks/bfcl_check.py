@@ -1,6 +1,6 @@
 """BFCL's side of `python -m benchmarks.bfcl_run`: it runs in BFCL's own venv (benchmarks/.venv-bfcl, see the
-Makefile), imports bfcl-eval and the standard library only, never this project. `cases CATEGORY` prints
-the categories' cases as JSON lines (the question's first turn, the functions, the possible answers);
+Makefile), imports bfcl-eval and the standard library only, never this project. `cases CATEGORY...`
+prints the categories' cases as JSON lines (the question's first turn, the functions, the possible answers);
 `score FILE...` reads the calls each case made (JSON lines: id, category, calls as [{name: arguments}]) and
 prints, as a JSON list with an item for each file, each category's accuracy by bfcl-eval's own AST checker
 (irrelevance: no call at all). The checker's import pulls in every provider's SDK (seconds of CPU): only

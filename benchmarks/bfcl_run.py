@@ -47,9 +47,8 @@ def bfcl(python: Path, *args: str) -> str:
 def load(python: Path, categories: list[str], limit: int | None) -> list[dict[str, Any]]:
     """The first `limit` cases of each category (all with None), asked of BFCL's venv once."""
     found = [json.loads(line) for line in bfcl(python, "cases", *categories).splitlines()]
-    return [
-        case for category in categories for case in [c for c in found if c["category"] == category][:limit]
-    ]
+    each = {category: [case for case in found if case["category"] == category] for category in categories}
+    return [case for category in categories for case in each[category][:limit]]
 
 
 def calls_of(case: dict[str, Any], settings: Settings, choice: ModelChoice, grounding: bool) -> list[Any]:
