@@ -78,7 +78,7 @@ def run_turns(settings: ServeSettings, turns: Turns, db: Database, slot: int, st
     heartbeat = Heartbeat(db, executor, peer_seconds(db, settings.serve_peer_seconds), VERSION)
     heartbeat.beat()  # alive before it runs any turn
     launch(settings, turns, executor)
-    stack.callback(shutdown)
+    stack.callback(shutdown, executor)
     heartbeat.start()
     stack.callback(heartbeat.stop)
 
@@ -102,10 +102,14 @@ def launch(settings: ServeSettings, turns: Turns, executor: str) -> None:
     DBOS.launch()
 
 
-def shutdown() -> None:
+def shutdown(executor: str) -> None:
     """Stop DBOS, giving the recovered turns under way in its threads a moment to end (those it cuts are
-    recovered at the next start). The worker's own turn threads have ended before (workers.py)."""
-    DBOS.destroy(workflow_completion_timeout_sec=GRACE_SECONDS)
+    recovered at the next start). The worker's own turn threads have ended before (workers.py). With no
+    turn of `executor` under way it stops at once: DBOS naps a second before it first looks."""
+    under_way = DBOS.list_workflows(
+        status="PENDING", executor_id=executor, load_input=False, load_output=False, limit=1
+    )
+    DBOS.destroy(workflow_completion_timeout_sec=GRACE_SECONDS if under_way else 0)
 
 
 def start(admitted: Admitted, bridge: Bridge) -> None:
