@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
 from pydantic import SecretStr
 
 from agent.config import Settings
 from agent.guards import DEFAULT_LIMITS, Limits
-from agent.llm_wrapper import CustomLLMWrapper
 from agent.tool_selection import Selector, ToolSelector
 from agent.tools import Effect, FunctionTool, ToolRegistry
+
+if TYPE_CHECKING:  # LangChain's chat-model stack loads with the first model made (a host without one,
+    from langchain_core.language_models import BaseChatModel  # the MCP server's, never loads it)
 
 ALL_EFFECTS: frozenset[Effect] = frozenset({"read", "write", "destructive"})
 # a reply that asks the person a question before anything can be done (its additional_kwargs[ASKS] is
@@ -75,6 +77,8 @@ def make_llm(
             max_retries=2,
             temperature=temperature,
         )
+    from agent.llm_wrapper import CustomLLMWrapper
+
     return CustomLLMWrapper(
         base_url=base_url,
         api_key=key,
