@@ -7,7 +7,7 @@ import multiprocessing
 import multiprocessing.connection
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from multiprocessing.process import BaseProcess
 
 from plumbing.processes import stop
@@ -20,16 +20,18 @@ def supervise(
     args: tuple,
     workers: int,
     numbered: bool = False,
+    preload: Sequence[str] = (),
 ) -> None:
     """Run `workers` processes of `target(*args)` until SIGTERM or Ctrl-C. One that dies (killed, crashed)
     is replaced; when they keep dying as they start, give up. `numbered`: each is given its slot too,
     `target(*args, slot)`, and its replacement the same slot.
 
-    The workers are forked from a fork server that has imported `target`'s module once, before any thread
-    ran: a worker starts without importing it all again (each import of the served agent costs seconds
-    of CPU), and it is as fresh as a spawned process."""
+    The workers are forked from a fork server that has imported `target`'s module, and the modules named
+    in `preload` (those a worker imports as it starts), once, before any thread ran: a worker starts without
+    importing them again (each import of the served agent costs seconds of CPU), and it is as fresh as a
+    spawned process."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([target.__module__])
+    context.set_forkserver_preload([target.__module__, *preload])
     started: dict[BaseProcess, tuple[float, int]] = {}
 
     def start(slot: int) -> None:

@@ -42,6 +42,9 @@ from plumbing.supervision import exit_on_sigterm, supervise
 THREADS = 64  # turns one worker runs at once (each waits on the model and the tools most of the time)
 ToolsFactory = Callable[[], Sequence[FunctionTool]]  # picklable: a worker process calls it for its tools
 SharedParts = Callable[[Settings, ExitStack], ToolsFactory]  # starts what the workers share; their tools
+# what each worker imports as it builds its host (the model's wrapper loads with the first model made): the
+# fork server imports it once for all of them
+WORKER_IMPORTS = ["agent.llm_wrapper"]
 ONE_WORKER = (
     "内置演示模型只在一个 worker 中运行；要多个 worker，请设置 LLM_BASE_URL。"
     "The embedded demo model runs in one worker; set LLM_BASE_URL for several."
@@ -79,7 +82,7 @@ def serve(
         print(f"serving the agent on http://{host}:{port} ({workers} worker(s))", file=sys.stderr, flush=True)
         if workers == 1:
             return run_worker(sock, plan)
-        supervise(run_worker, (sock, plan), workers, numbered=True)
+        supervise(run_worker, (sock, plan), workers, numbered=True, preload=WORKER_IMPORTS)
     return None
 
 
