@@ -10,12 +10,13 @@ three times in a row, a deadline, a token budget.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +115,24 @@ def _pattern(
 
 
 ArgumentsValidator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
+
+def check_schema(schema: Mapping[str, Any]) -> None:
+    """Raise jsonschema's SchemaError unless `schema` is a valid JSON Schema (draft 2020-12). A check
+    against the metaschema takes about a millisecond: a schema already found valid in this process is
+    not checked again (a host built for each case of a benchmark registers the same tools thousands of
+    times)."""
+    try:
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON: jsonschema says what is wrong with it
+        ArgumentsValidator.check_schema(schema)
+        return
+    _check_schema_text(text)
+
+
+@functools.lru_cache(maxsize=1024)  # only what passed: an invalid schema raises every time
+def _check_schema_text(text: str) -> None:
+    ArgumentsValidator.check_schema(json.loads(text))
 
 
 def permission_error(permission: str | None, ctx: ToolContext) -> str | None:

@@ -23,6 +23,7 @@ from agent.grounding import grounding_error
 from agent.guards import (
     ArgumentsValidator,
     cap_envelope,
+    check_schema,
     first_error,
     inject_identity,
     model_schema,
@@ -74,7 +75,7 @@ class ToolRegistry:
     def register(self, tool: FunctionTool) -> None:
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
-        ArgumentsValidator.check_schema(tool.parameters)
+        check_schema(tool.parameters)
         if not set(tool.addressees) <= set(tool.grounded):
             raise ValueError(f"{tool.name!r}: an addressee must be a grounded parameter")
         self._tools[tool.name] = tool

@@ -134,6 +134,9 @@ def test_register_refuses_duplicates_and_bad_schemas(registry_and_tool):
         name = "broken"
         parameters = {"type": "objekt"}
 
+    for _ in range(2):  # a schema found invalid is refused again: only valid ones are remembered
+        with pytest.raises(SchemaError, match="objekt"):
+            ToolRegistry().register(Broken())
     with pytest.raises(SchemaError, match="objekt"):
         registry.register(Broken())
     assert [t["function"]["name"] for t in registry.langchain_tools()] == ["echo"]
