@@ -169,6 +169,6 @@ BFCL_CASES ?= 50
 bfcl: install bfcl-venv
 	$(PY) main.py eval --part --bfcl $(BFCL_CASES)
 
-# AgentDojo's four suites through our host, policies on and off (see the README): 3.5 to 6 minutes.
+# AgentDojo's four suites through our host, policies on and off (see docs/security): about 4 minutes.
 security: security-venv
 	$(SECURITY)/bin/python -m benchmarks.agentdojo_bench --out benchmarks/agentdojo_results.md
