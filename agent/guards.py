@@ -10,7 +10,6 @@ three times in a row, a deadline, a token budget.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import threading
@@ -121,18 +120,17 @@ def check_schema(schema: Mapping[str, Any]) -> None:
     """Raise jsonschema's SchemaError unless `schema` is a valid JSON Schema (draft 2020-12). A check
     against the metaschema takes about a millisecond: a schema already found valid in this process is
     not checked again (a host built for each case of a benchmark registers the same tools thousands of
-    times)."""
-    try:
-        text = json.dumps(schema, sort_keys=True)
-    except (TypeError, ValueError):  # not JSON: jsonschema says what is wrong with it
-        ArgumentsValidator.check_schema(schema)
+    times). Found valid means this very value: its repr, which tells a tuple from a list."""
+    seen = repr(schema)
+    if seen in _VALID_SCHEMAS:
         return
-    _check_schema_text(text)
+    ArgumentsValidator.check_schema(schema)
+    if len(_VALID_SCHEMAS) >= 1024:  # a long-lived server whose MCP servers keep changing their tools
+        _VALID_SCHEMAS.clear()
+    _VALID_SCHEMAS.add(seen)
 
 
-@functools.lru_cache(maxsize=1024)  # only what passed: an invalid schema raises every time
-def _check_schema_text(text: str) -> None:
-    ArgumentsValidator.check_schema(json.loads(text))
+_VALID_SCHEMAS: set[str] = set()
 
 
 def permission_error(permission: str | None, ctx: ToolContext) -> str | None:

@@ -142,6 +142,20 @@ def test_register_refuses_duplicates_and_bad_schemas(registry_and_tool):
     assert [t["function"]["name"] for t in registry.langchain_tools()] == ["echo"]
 
 
+def test_a_schema_is_remembered_as_valid_only_as_it_was_written():
+    class Listed(Echo):
+        name = "listed"
+        parameters = {"type": "object", "required": ["text"]}
+
+    class Tupled(Listed):
+        name = "tupled"
+        parameters = {"type": "object", "required": ("text",)}  # the same in JSON, not a JSON Schema array
+
+    ToolRegistry().register(Listed())
+    with pytest.raises(SchemaError, match="is not of type 'array'"):
+        ToolRegistry().register(Tupled())
+
+
 def test_no_idempotency_key_without_a_run_and_a_call_id():
     assert ToolContext(user_id="u").for_call("call_1").idempotency_key == ""
     assert ToolContext(user_id="u", run_id="r").for_call("").idempotency_key == ""
