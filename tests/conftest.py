@@ -21,6 +21,7 @@ from devicedb.server import BackgroundService
 from plumbing.pgcluster import PostgresCluster
 from plumbing.processes import stop
 from plumbing.sockets import free_port
+from tests.support import zygote
 from tests.support.fake_llm import FakeLLM
 from tests.support.leftovers import ProcessWatch
 from tests.support.trace_store import Phoenix
@@ -55,8 +56,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Fail the run when a process that a test started is still running once every test is done."""
-    left = WATCH.leftovers()
+    """Fail the run when a process that a test started is still running once every test is done (the
+    helper servers' zygote is the run's, and stops here; a server it forked is a test's)."""
+    left = WATCH.leftovers(spare=zygote.running())
+    zygote.stop()
     if left:
         lines = "\n".join(f"  {pid}: {command}" for pid, command in left)
         print(f"\nprocesses started by the tests outlived them (now killed):\n{lines}", file=sys.stderr)

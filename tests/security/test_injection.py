@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import sys
 from collections import Counter
 from contextlib import ExitStack, redirect_stdout
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from tests.conftest import ROOT
 from tests.support.fake_llm import FakeLLM
 from tests.support.injection_cases import TOKEN, Case, benign_twin, cases
 from tests.support.obedient_llm import obedient
+from tests.support.zygote import helper_server
 from tools import default_tools
 
 CONTROLS = re.compile(r"[\x1b\x80-\x9f]")
@@ -120,8 +120,7 @@ def _scripted(case: Case):
 def _settings(case: Case, folder: Path, llm: str, log: Path) -> Settings:
     plan = case.plant.get("server", {})
     server = {
-        "command": sys.executable,
-        "args": [str(ROOT / "tests" / "support" / "attack_server.py")],
+        **helper_server("attack_server"),
         "env": {"ATTACK_PLAN": json.dumps(plan), "ATTACK_LOG": str(log)},
         "timeout": 20,
         "trusted": not case.over_mcp,

@@ -19,21 +19,18 @@ from app.mcp.toolset import McpToolset
 from devicedb.server import BackgroundService
 from tests.conftest import ROOT, clean_env, run_main
 from tests.support.obedient_llm import obedient
+from tests.support.zygote import helper_server
 
 BAD = ServerConfig(
     name="bad",
-    command=sys.executable,
-    args=[str(ROOT / "tests" / "support" / "mcp_misbehaving_server.py")],
+    **helper_server("mcp_misbehaving_server"),
     timeout=20,  # its start, a Python process importing the SDK, on a loaded machine
 )
 
 
 def attack_server(tmp_path, plan: dict, trusted: bool = False) -> ServerConfig:
     env = {"ATTACK_PLAN": json.dumps(plan), "ATTACK_LOG": str(tmp_path / "attack.jsonl")}
-    args = [str(ROOT / "tests" / "support" / "attack_server.py")]
-    return ServerConfig(
-        name="attack", command=sys.executable, args=args, env=env, trusted=trusted, timeout=20
-    )
+    return ServerConfig(name="attack", **helper_server("attack_server"), env=env, trusted=trusted, timeout=20)
 
 
 def test_our_mcp_server_through_the_chat_writes_nothing_a_record_asked_for(tmp_path, fake_llm):

@@ -24,6 +24,7 @@ from app.mcp.people import check_several_people
 from tests.conftest import ROOT, clean_env
 from tests.support.fake_llm import FakeLLM, call, text, tool_calls
 from tests.support.serve_support import ServedAgent
+from tests.support.zygote import helper_server
 
 PERMISSIONS = {
     "default": [],
@@ -34,8 +35,7 @@ SECRET = "alice-pin-4321"
 
 def notes_server(notes_file, users: str | None) -> dict:
     entry = {
-        "command": sys.executable,
-        "args": [str(ROOT / "tests" / "support" / "mcp_notes_server.py")],
+        **helper_server("mcp_notes_server"),
         "env": {"NOTES_FILE": str(notes_file), "AGENT_USER": "whoever-the-entry-says"},
         "trusted": True,
         "allow": ["write_note", "read_notes"],
@@ -46,8 +46,7 @@ def notes_server(notes_file, users: str | None) -> dict:
 def configure(tmp_path, users: str | None) -> dict[str, str]:
     (tmp_path / "permissions.json").write_text(json.dumps(PERMISSIONS))
     changing = {  # a server that adds a tool when `grow` is called, and changes `morph` when it is
-        "command": sys.executable,
-        "args": [str(ROOT / "tests" / "support" / "mcp_misbehaving_server.py")],
+        **helper_server("mcp_misbehaving_server"),
         "trusted": True,
         "allow": ["grow", "morph", "echo"],
         "users": "shared",

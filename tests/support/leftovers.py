@@ -29,10 +29,11 @@ class ProcessWatch:
         self.marker = f"{MARKER}={uuid.uuid4().hex}"
         os.environ[MARKER] = self.marker.split("=", 1)[1]
 
-    def leftovers(self, grace: float = 10.0) -> list[tuple[int, str]]:
-        """(pid, command line) of the run's processes still running after `grace` seconds, killed."""
+    def leftovers(self, grace: float = 10.0, spare: frozenset[int] = frozenset()) -> list[tuple[int, str]]:
+        """(pid, command line) of the run's processes still running after `grace` seconds, killed; the
+        processes `spare` names (the run's own helpers, which it stops itself) are neither."""
         give_up_at = time.monotonic() + grace
-        while (left := self._ours()) and time.monotonic() < give_up_at:
+        while (left := [pid for pid in self._ours() if pid not in spare]) and time.monotonic() < give_up_at:
             time.sleep(0.2)
         found = [(pid, _command(pid)) for pid in left]
         for pid in left:

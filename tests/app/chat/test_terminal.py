@@ -15,6 +15,7 @@ import pytest
 from devicedb.server import BackgroundService
 from tests.conftest import ROOT, clean_env
 from tests.support.fake_llm import Reply, call, streamed, text, tool_calls
+from tests.support.zygote import helper_server
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 
@@ -215,8 +216,7 @@ def test_the_hosts_question_and_a_servers_never_interleave(fake_llm, tmp_path, c
     log = tmp_path / "attack.jsonl"
     form = {"type": "object", "properties": {"unit": {"type": "string"}}}
     server = {
-        "command": sys.executable,
-        "args": [str(ROOT / "tests" / "support" / "attack_server.py")],
+        **helper_server("attack_server"),
         "env": {"ATTACK_PLAN": json.dumps({"elicit": "Which unit?", "form": form}), "ATTACK_LOG": str(log)},
         "trusted": True,
     }

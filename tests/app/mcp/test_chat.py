@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import ROOT, clean_env, run_main, start_http_server
 from tests.support.fake_llm import call, text, tool_calls
+from tests.support.zygote import helper_server
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
@@ -118,8 +119,7 @@ def test_a_servers_question_is_declined_where_nobody_is_there_even_with_yes(tmp_
     form = {"type": "object", "properties": {"token": {"type": "string", "default": "ghp_x"}}}
     plan = {"elicit": "Confirm your token", "form": form}
     server = {
-        "command": sys.executable,
-        "args": [str(ROOT / "tests" / "support" / "attack_server.py")],
+        **helper_server("attack_server"),
         "env": {"ATTACK_PLAN": json.dumps(plan), "ATTACK_LOG": str(log)},
         "trusted": True,
     }

@@ -22,6 +22,7 @@ from app.mcp.toolset import McpToolset
 from tests.agent.test_tools import Echo
 from tests.conftest import ROOT, clean_env, run_main, start_http_server
 from tests.support.fake_llm import call, text, tool_calls
+from tests.support.zygote import helper_server
 
 CTX = ToolContext(user_id="alice", run_id="run1")
 TIME = ServerConfig(
@@ -33,8 +34,7 @@ TIME = ServerConfig(
 )
 BAD = ServerConfig(
     name="bad",
-    command=sys.executable,
-    args=[str(ROOT / "tests" / "support" / "mcp_misbehaving_server.py")],
+    **helper_server("mcp_misbehaving_server"),
     cwd=str(ROOT),
     timeout=20,  # its start (a Python process importing the SDK) on a loaded machine, and each request
 )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
 import time
 import uuid
@@ -20,9 +19,9 @@ import pytest
 
 from agent.guards import envelope_of
 from tests.app.serve.test_crash import SlowDeviceService, agent_database, client, holding, written_once
-from tests.conftest import ROOT
 from tests.support.fake_llm import Reply, call, text, tool_calls
 from tests.support.serve_support import ServedAgent, devices
+from tests.support.zygote import helper_server
 
 
 def decisions(agent: ServedAgent, call_id: str) -> list[str]:
@@ -123,8 +122,7 @@ def test_a_write_cut_off_in_the_middle_runs_again_with_its_key_and_acts_once(
 def ledger(tmp_path: Path) -> dict[str, str]:
     """A served agent's settings with the ledger MCP server, whose writes hold until `tmp_path/hold`."""
     server = {
-        "command": sys.executable,
-        "args": [str(ROOT / "tests" / "support" / "mcp_ledger_server.py")],
+        **helper_server("mcp_ledger_server"),
         "env": {"LEDGER_FILE": str(tmp_path / "ledger.txt"), "HOLD_FILE": str(tmp_path / "hold")},
         "trusted": True,
         "allow": ["append_entry"],  # strike_entry is approved first
