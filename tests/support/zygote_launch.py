@@ -11,6 +11,19 @@ import socket
 import sys
 
 path, argv = sys.argv[1], sys.argv[2:]
+server = 0  # the server's pid, once the zygote forked it
+early: list[int] = []  # signals that came before: passed on as soon as it is known
+
+
+def forward(number: int, _: object) -> None:
+    if server:
+        os.kill(server, number)
+    else:
+        early.append(number)
+
+
+for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(sig, forward)
 zygote = socket.socket(socket.AF_UNIX)
 zygote.connect(path)
 request = {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
@@ -20,8 +33,8 @@ for fd in (0, 1, 2):  # the server holds them now: its pipes close when it ends,
     os.dup2(nothing, fd)
 answers = zygote.makefile("r")
 server = int(answers.readline())
-for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-    signal.signal(sig, lambda number, _: os.kill(server, number))
+for number in early:
+    os.kill(server, number)
 ended = answers.readline().strip()
 code = int(ended) if ended else 1  # no answer: the zygote itself ended
 sys.exit(code if code >= 0 else 128 - code)
