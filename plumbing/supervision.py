@@ -3,11 +3,13 @@ for the device service's workers and the served agent's."""
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import multiprocessing.connection
 import signal
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 
 from plumbing.processes import stop
@@ -15,8 +17,24 @@ from plumbing.processes import stop
 QUICK_DEATH = 10.0  # seconds: a worker that dies sooner after its start counts as failing to start
 
 
+@dataclass(frozen=True)
+class EntryPoint:
+    """A function named `module:function`, imported where it is called: a parent hands it to `supervise`
+    without importing the worker's module itself (the fork server imports it, once, for every worker)."""
+
+    name: str
+
+    @property
+    def module(self) -> str:
+        return self.name.split(":")[0]
+
+    def __call__(self, *args: object) -> None:
+        function = getattr(importlib.import_module(self.module), self.name.split(":")[1])
+        function(*args)
+
+
 def supervise(
-    target: Callable[..., None],
+    target: Callable[..., None] | EntryPoint,
     args: tuple,
     workers: int,
     numbered: bool = False,
@@ -31,7 +49,8 @@ def supervise(
     importing them again (each import of the served agent costs seconds of CPU), and it is as fresh as a
     spawned process."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([target.__module__, *preload])
+    module = target.module if isinstance(target, EntryPoint) else target.__module__
+    context.set_forkserver_preload([module, *preload])
     started: dict[BaseProcess, tuple[float, int]] = {}
 
     def start(slot: int) -> None:
