@@ -5,7 +5,9 @@ launcher is killed, so a test that kills a host kills the servers the host start
 from __future__ import annotations
 
 import json
+import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -34,18 +36,34 @@ def launch(tmp_path: Path) -> subprocess.Popen:
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path, env=env)
 
 
-def forked() -> set[int]:
-    """The servers the zygote runs now."""
-    [pid] = zygote.running()
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return {int(child) for child in children}
-
-
-def until_gone(pids: set[int]) -> None:
+def server(launcher: subprocess.Popen) -> int:
+    """The pid of the server the zygote forked for `launcher`."""
     give_up_at = time.monotonic() + 10
-    while pids & forked():
-        assert time.monotonic() < give_up_at, f"still running: {pids & forked()}"
-        time.sleep(0.05)
+    while (pid := zygote.server_of(launcher.pid)) is None:
+        assert time.monotonic() < give_up_at, "no server was forked"
+        time.sleep(0.02)
+    return pid
+
+
+def until_gone(pid: int) -> None:
+    give_up_at = time.monotonic() + 10
+    while runs(pid):
+        assert time.monotonic() < give_up_at, f"{pid} still runs"
+        time.sleep(0.02)
+
+
+def runs(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")  # a zombie has ended: it waits for its parent
+
+
+def closed(launcher: subprocess.Popen) -> None:
+    for pipe in (launcher.stdin, launcher.stdout):
+        assert pipe is not None
+        pipe.close()
 
 
 def test_a_forked_server_answers_on_the_launchers_pipes_in_its_folder_and_environment(tmp_path):
@@ -67,16 +85,40 @@ def test_a_forked_server_answers_on_the_launchers_pipes_in_its_folder_and_enviro
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["terminated", "killed"])
 def test_a_server_ends_when_its_launcher_is_terminated_or_killed(tmp_path, sig):
-    before = forked() if zygote.running() else set()
     launcher = launch(tmp_path)
-    give_up_at = time.monotonic() + 10
-    while not (forked() - before):
-        assert time.monotonic() < give_up_at
-        time.sleep(0.05)
-    server = forked() - before
+    forked = server(launcher)
     launcher.send_signal(sig)
-    assert launcher.wait(10) == (143 if sig == signal.SIGTERM else -9)  # SIGTERM passed on: the server's
-    until_gone(server)
-    for pipe in (launcher.stdin, launcher.stdout):
-        assert pipe is not None
-        pipe.close()
+    assert launcher.wait(10) == -sig  # SIGTERM passed on: the server's end is the launcher's
+    until_gone(forked)
+    closed(launcher)
+
+
+def test_a_launcher_that_dies_as_it_asks_leaves_the_zygote_serving(tmp_path):
+    helper_server("attack_server")
+    [before] = zygote.running()
+    for said in (b"", b"not json"):
+        with socket.socket(socket.AF_UNIX) as half:
+            half.connect(zygote.SOCKET)
+            half.sendall(said)
+    launcher = launch(tmp_path)
+    server(launcher)
+    assert zygote.running() == {before}
+    launcher.terminate()
+    launcher.wait(10)
+    closed(launcher)
+
+
+def test_the_servers_of_a_zygote_killed_die_with_it_and_the_next_start_brings_a_new_one(tmp_path):
+    launcher = launch(tmp_path)
+    forked = server(launcher)
+    [pid] = zygote.running()
+    os.kill(pid, signal.SIGKILL)
+    until_gone(forked)
+    assert launcher.wait(10) == 1
+    closed(launcher)
+    again = launch(tmp_path)  # on the same socket: configs made before still reach it
+    server(again)
+    assert zygote.running() != {pid}
+    again.terminate()
+    again.wait(10)
+    closed(again)

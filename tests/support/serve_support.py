@@ -30,6 +30,7 @@ from app.serve.settings import ServeSettings
 from plumbing.processes import stop
 from plumbing.sockets import free_port
 from tests.conftest import ROOT, clean_env
+from tests.support import zygote
 from tests.support.devicedb_support import query
 from tests.support.fake_llm import FakeLLM
 
@@ -114,6 +115,8 @@ class ServedAgent:
         """`kill -9` of the whole server: its first process, then every process it started, at once."""
         assert self.process is not None
         everyone = [self.process.pid, *descendants(self.process.pid)]
+        servers = [server for pid in everyone if (server := zygote.server_of(pid))]  # MCP servers it started
+        everyone += [pid for server in servers for pid in (server, *descendants(server))]
         for pid in everyone:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)

@@ -15,7 +15,9 @@ own on first use; `stop()` ends it and its children.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import ctypes
 import importlib
 import json
 import os
@@ -24,10 +26,12 @@ import selectors
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -47,29 +51,45 @@ PRELOAD = (
     "mcp_types.version",
 )
 _zygote: subprocess.Popen | None = None
-_folder = ""
+_folder = tempfile.mkdtemp(prefix="zygote-")  # this test process's: its socket, its log, its servers
+SOCKET = os.path.join(_folder, "socket")
+SERVERS = os.path.join(_folder, "servers")  # a file per server: named by its launcher's pid, holding its own
 
 
 def helper_server(name: str) -> dict[str, object]:
     """`command` and `args` that start tests/support/NAME.py through this test process's zygote."""
     script = HERE / f"{name}.py"
     assert script.is_file(), script
-    return {"command": sys.executable, "args": ["-S", str(LAUNCHER), _socket(), str(script)]}
+    return {"command": sys.executable, "args": launched([str(script)])}
 
 
-def _socket() -> str:
-    global _zygote, _folder
-    if _zygote is None or _zygote.poll() is not None:
-        _folder = tempfile.mkdtemp(prefix="zygote-")
-        path = os.path.join(_folder, "socket")
-        with open(os.path.join(_folder, "log"), "wb") as log:
-            _zygote = subprocess.Popen(
-                [sys.executable, __file__, path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log
-            )
-        assert _zygote.stdout is not None
-        ready = _zygote.stdout.readline()
-        assert ready == b"ready\n", Path(_folder, "log").read_text()
-    return os.path.join(_folder, "socket")
+def launched(argv: list[str]) -> list[str]:
+    """The arguments of `python` that run `python SCRIPT ARGS...` (argv) forked by the zygote."""
+    _start()
+    return ["-S", str(LAUNCHER), SOCKET, *argv]
+
+
+def _start() -> None:
+    global _zygote
+    if _zygote is not None and _zygote.poll() is None:
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(SOCKET)  # a zygote that died: its successor listens on the same path
+    with open(os.path.join(_folder, "log"), "ab") as log:
+        _zygote = subprocess.Popen(
+            [sys.executable, __file__, SOCKET], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log
+        )
+    assert _zygote.stdout is not None
+    ready = _zygote.stdout.readline()
+    assert ready == b"ready\n", Path(_folder, "log").read_text()
+
+
+def server_of(launcher: int) -> int | None:
+    """The pid of the server that the launcher `launcher` started, while it runs."""
+    try:
+        return int(Path(SERVERS, str(launcher)).read_text())
+    except (FileNotFoundError, ValueError):
+        return None
 
 
 def running() -> frozenset[int]:
@@ -82,21 +102,28 @@ def stop() -> None:
     global _zygote
     if _zygote is not None:
         _zygote.terminate()
-        _zygote.wait(30)
+        try:
+            _zygote.wait(30)
+        except subprocess.TimeoutExpired:
+            _zygote.kill()  # its servers die with it (each asked the kernel to)
+            _zygote.wait()
         assert _zygote.stdout is not None
         _zygote.stdout.close()
-        shutil.rmtree(_folder, ignore_errors=True)
         _zygote = None
+    shutil.rmtree(_folder, ignore_errors=True)
 
 
 # The zygote itself.
+
+FORWARDED = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}  # what a launcher passes on to its server
 
 
 def serve(path: str) -> None:
     for module in PRELOAD:
         importlib.import_module(module)
     assert threading.active_count() == 1, "a fork copies only the thread that forks"
-    parent = os.getppid()
+    os.makedirs(os.path.join(os.path.dirname(path), "servers"), exist_ok=True)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the tests; SIGTERM ends the zygote
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(path)
     listener.listen(64)
@@ -106,112 +133,144 @@ def serve(path: str) -> None:
     signal.set_wakeup_fd(wake.fileno())  # a child's exit (SIGCHLD), or SIGTERM, wakes the loop
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGTERM, lambda *_: None)
-    selector = selectors.DefaultSelector()
-    selector.register(listener, selectors.EVENT_READ)
-    selector.register(woken, selectors.EVENT_READ)
-    children: dict[int, socket.socket] = {}  # pid -> its launcher's connection
+    zygote = Zygote(listener, woken, wake, os.path.join(os.path.dirname(path), "servers"))
     print("ready", flush=True)
-    running = True
-    while running and os.getppid() == parent:  # ends on SIGTERM, or when the test process is gone
-        for key, _ in selector.select(timeout=1.0):
-            if key.fileobj is listener:
-                conn, _ = listener.accept()
-                pid = _fork(conn, [listener, woken, wake, *children.values()], selector)
-                children[pid] = conn
-                selector.register(conn, selectors.EVENT_READ, pid)
-            elif key.fileobj is woken:
-                running = not _drain(woken)
-                _reap(children, selector)
-            elif not key.fileobj.recv(1):  # type: ignore[union-attr]
-                _kill(key.data)  # its launcher is gone: so is the server
-                selector.unregister(key.fileobj)
-    _end(children)
+    try:
+        zygote.run(parent=os.getppid())
+    finally:
+        zygote.end()
 
 
-def _fork(conn: socket.socket, others: list[socket.socket], selector: selectors.BaseSelector) -> int:
-    message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
-    request = json.loads(message)
-    pid = os.fork()
-    if pid == 0:
-        selector.close()
-        for s in (conn, *others):
-            s.close()
-        _run(request, fds)
-    for fd in fds:
-        os.close(fd)
-    conn.sendall(f"{pid}\n".encode())
-    return pid
+class Zygote:
+    def __init__(self, listener: socket.socket, woken: socket.socket, wake: socket.socket, servers: str):
+        self.listener, self.woken, self.wake, self.servers = listener, woken, wake, servers
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ)
+        self.selector.register(woken, selectors.EVENT_READ)
+        self.children: dict[int, tuple[socket.socket, int]] = {}  # pid -> its launcher: connection, pid
+
+    def run(self, parent: int) -> None:
+        """Until SIGTERM, or the test process is gone."""
+        while os.getppid() == parent:
+            for key, _ in self.selector.select(timeout=1.0):
+                if key.fileobj is self.listener:
+                    self.fork(self.listener.accept()[0])
+                elif key.fileobj is self.woken:
+                    if self.drain():
+                        return
+                    self.reap()
+                elif key.fileobj.fileno() != -1 and not _received(key.fileobj):  # type: ignore[union-attr]
+                    _kill(key.data)  # its launcher is gone: so is the server
+                    self.selector.unregister(key.fileobj)
+
+    def fork(self, conn: socket.socket) -> None:
+        try:
+            message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+            request = json.loads(message)
+            launcher, _, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        except (OSError, ValueError):  # a launcher that died as it asked
+            conn.close()
+            return
+        signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)  # none is lost before the child's handlers
+        pid = os.fork()
+        if pid == 0:
+            self.selector.close()
+            for s in (conn, self.listener, self.woken, self.wake, *(c for c, _ in self.children.values())):
+                s.close()
+            _run(request, fds)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
+        for fd in fds:
+            os.close(fd)
+        self.children[pid] = (conn, launcher)
+        Path(self.servers, str(launcher)).write_text(str(pid))
+        self.selector.register(conn, selectors.EVENT_READ, pid)
+        try:
+            conn.sendall(f"{pid}\n".encode())
+        except OSError:
+            _kill(pid)  # its launcher is gone already
+
+    def drain(self) -> bool:
+        """Read the signals that woke the loop; True if one was SIGTERM."""
+        got = b""
+        with contextlib.suppress(BlockingIOError):
+            while chunk := self.woken.recv(256):
+                got += chunk
+        return signal.SIGTERM in got
+
+    def reap(self) -> None:
+        """Tell each launcher whose server ended how it ended (its exit code, or minus the signal)."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn, launcher = self.children.pop(pid, (None, 0))
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.servers, str(launcher)))
+            if conn is not None:
+                with contextlib.suppress(KeyError, ValueError):  # not watched once its launcher was gone
+                    self.selector.unregister(conn)
+                with contextlib.suppress(OSError):
+                    conn.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
+                conn.close()
+
+    def end(self) -> None:
+        for pid in self.children:
+            _kill(pid)
+        for pid in self.children:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def _received(conn: socket.socket) -> bool:
+    """Whether the launcher is still there (it never writes again: a read is its end)."""
+    try:
+        return bool(conn.recv(1))
+    except OSError:
+        return False
 
 
 def _run(request: dict, fds: list[int]) -> None:
-    """In the child: become `python SCRIPT ARGS...` on the launcher's stdio, environment and folder."""
-    signal.set_wakeup_fd(-1)
-    for sig in (signal.SIGCHLD, signal.SIGTERM):
-        signal.signal(sig, signal.SIG_DFL)
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-        os.close(fd)
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
-    script = request["argv"][0]
-    sys.argv, sys.path[0] = request["argv"], os.path.dirname(script)
-    code = 0
+    """In the child: become `python SCRIPT ARGS...` on the launcher's stdio, environment and folder, and
+    end as that process would (its non-daemon threads joined, its exit handlers run)."""
+    code = 1
     try:
+        PR_SET_PDEATHSIG = 1  # the zygote killed (kill -9): its servers die with it
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        script = request["argv"][0]
+        sys.argv, sys.path[0] = request["argv"], os.path.dirname(script)
+        code = 0
         runpy.run_path(script, run_name="__main__")
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else int(e.code is not None)
     except BaseException:
-        import traceback
-
         traceback.print_exc()
         code = 1
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
-    os._exit(code)
-
-
-def _drain(woken: socket.socket) -> bool:
-    """Read the signals that woke the loop; True if one was SIGTERM."""
-    got = b""
-    try:
-        while chunk := woken.recv(256):
-            got += chunk
-    except BlockingIOError:
-        pass
-    return signal.SIGTERM in got
-
-
-def _reap(children: dict[int, socket.socket], selector: selectors.BaseSelector) -> None:
-    """Tell each launcher whose server ended how it ended (its exit code, or minus the signal)."""
-    while True:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        conn = children.pop(pid, None)
-        if conn is not None:
-            with contextlib.suppress(KeyError, ValueError):  # not watched once its launcher was gone
-                selector.unregister(conn)
-            with contextlib.suppress(OSError):
-                conn.sendall(f"{os.waitstatus_to_exitcode(status)}\n".encode())
-            conn.close()
+    finally:
+        threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does as it exits
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
 
 
 def _kill(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-
-
-def _end(children: dict[int, socket.socket]) -> None:
-    for pid in children:
-        _kill(pid)
-    for pid in children:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ folder to the zygote listening on SOCKET, which forks the server onto them; then
 it gets to the server, and exits as the server exits. The standard library only, and no site: it starts in
 a few milliseconds."""
 
+import contextlib
 import json
 import os
 import signal
@@ -16,10 +17,11 @@ early: list[int] = []  # signals that came before: passed on as soon as it is kn
 
 
 def forward(number: int, _: object) -> None:
-    if server:
-        os.kill(server, number)
-    else:
+    if not server:
         early.append(number)
+        return
+    with contextlib.suppress(ProcessLookupError):  # it ended as the signal came
+        os.kill(server, number)
 
 
 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -32,9 +34,18 @@ nothing = os.open(os.devnull, os.O_RDWR)
 for fd in (0, 1, 2):  # the server holds them now: its pipes close when it ends, not when we do
     os.dup2(nothing, fd)
 answers = zygote.makefile("r")
-server = int(answers.readline())
+forked = answers.readline().strip()
+if not forked:  # the zygote could not read us
+    sys.exit(1)
+server = int(forked)
 for number in early:
     os.kill(server, number)
 ended = answers.readline().strip()
-code = int(ended) if ended else 1  # no answer: the zygote itself ended
+if not ended:  # no answer: the zygote itself ended (and its servers with it)
+    sys.exit(1)
+code = int(ended)
+if code < 0:  # the server was killed by a signal: so is the launcher, as if it were the server
+    with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
+        signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
 sys.exit(code if code >= 0 else 128 - code)
