@@ -113,11 +113,14 @@ def start_http_server(tmp_path: Path, env: dict):
         stderr=log,
     )
     STARTED.append(process)
-    for _ in range(200):
+    give_up_at = time.monotonic() + 60  # its start imports the SDK: seconds on a loaded machine
+    while True:
         try:
             requests.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
             break
         except requests.ConnectionError:
+            said = (tmp_path / "http-server.log").read_text()
+            assert process.poll() is None and time.monotonic() < give_up_at, f"it did not start: {said}"
             time.sleep(0.05)
     return ServerConfig(name="ours", url=f"http://127.0.0.1:{port}/mcp", trusted=True, timeout=20)
 

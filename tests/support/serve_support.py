@@ -37,10 +37,12 @@ from tests.support.fake_llm import FakeLLM
 
 class ServedAgent:
     """`with ServedAgent(fake_llm.url, tmp_path, database, workers=4) as agent:` — `agent.url` is its base
-    URL, `agent.key("alice")` a new API key. `database`: a SQLite file for its keys and conversations (the
-    device service's file beside it), or a postgresql:// URL for both."""
+    URL, `agent.key("alice")` a new API key, `agent.pid` its first process. `database`: a SQLite file for its
+    keys and conversations (the device service's file beside it), or a postgresql:// URL for both."""
 
-    def __init__(self, llm_url: str, cwd: Path, database: str, workers: int = 1, **env: str) -> None:
+    def __init__(
+        self, llm_url: str, cwd: Path, database: str, workers: int = 1, fresh: bool = False, **env: str
+    ) -> None:
         self.port, self.cwd, self.database = free_port(), cwd, database
         where = (
             {"DATABASE_URL": database}
@@ -48,7 +50,11 @@ class ServedAgent:
             else {"AGENT_DB": database, "DEVICE_DB": str(Path(database).with_name("devices.db"))}
         )
         self.env = clean_env(LLM_BASE_URL=llm_url, AUDIT_LOG=str(cwd / "audit.jsonl"), **where, **env)
-        self.command = [sys.executable, str(ROOT / "main.py"), "serve", "--workers", str(workers)]
+        serve = [str(ROOT / "main.py"), "serve", "--workers", str(workers)]
+        # forked from the zygote, which imported the served agent's stack once for all the servers of this
+        # test process; `fresh`: a new interpreter, as `python main.py serve` is started by hand
+        self.command = [sys.executable, *(serve if fresh else zygote.launched(serve))]
+        self.fresh = fresh
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
         self.process: subprocess.Popen | None = None
         self.llm: FakeLLM | None = None
@@ -98,6 +104,18 @@ class ServedAgent:
             return requests.get(f"{self.url}/v1/models", timeout=2).status_code == 401
         except requests.ConnectionError:
             return False
+
+    @property
+    def pid(self) -> int:
+        """The server's first process (the launcher's server when forked from the zygote)."""
+        assert self.process is not None
+        if self.fresh:
+            return self.process.pid
+        give_up_at = time.monotonic() + 30
+        while (pid := zygote.server_of(self.process.pid)) is None:
+            assert self.process.poll() is None and time.monotonic() < give_up_at, self.log()
+            time.sleep(0.02)
+        return pid
 
     def log(self) -> str:
         self._log.seek(0)

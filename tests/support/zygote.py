@@ -1,13 +1,17 @@
 """The helper MCP servers of tests/support (the attacker's, the ledger, the notes and the misbehaving
-server) started as forks of one process that has imported the MCP SDK already: each start costs a fork
-instead of a new interpreter importing the SDK (about a second of CPU, some 200 times a run).
+server) and the served agent (`main.py serve`, tests/support/serve_support.py) started as forks of one
+process that has imported the MCP SDK and the served agent's stack already: each start costs a fork instead
+of a new interpreter importing them (a second of CPU for a helper, two for the served agent, some 300 times a
+run). The README's own `python main.py serve` (tests/app/serve/test_readme.py) and every other command the
+tests run start a new interpreter.
 
 `helper_server("attack_server")` is the `command` and `args` of such a server, for a `ServerConfig` or an
-mcp.json entry. The MCP client under test still starts a real process on real pipes: the launcher
-(`python -S tests/support/zygote_launch.py SOCKET SCRIPT`) hands its stdin, stdout, stderr, environment and
-folder to the zygote, which forks a child that runs SCRIPT on them as `__main__`, exactly as `python SCRIPT`
-would run it. The launcher passes on the signals it gets, and exits with the child's exit code; when the
-launcher dies (kill -9), the zygote kills its child.
+mcp.json entry; `launched(argv)` the arguments of `python` for any script. What starts it still starts a real
+process on real pipes: the launcher (`python -S tests/support/zygote_launch.py SOCKET SCRIPT ARGS...`) hands
+its stdin, stdout, stderr, environment and folder to the zygote, which forks a child that runs SCRIPT on
+them as `__main__`, as `python SCRIPT ARGS...` would run it. The launcher passes on the signals it gets, and
+ends as the child ends; when the launcher dies (kill -9), the zygote kills its child, and `server_of(pid)`
+names the child of a launcher, for a test that signals the server itself (SIGSTOP, kill -9).
 
 Run as a script, this is the zygote: `python tests/support/zygote.py SOCKET`. Each test process starts its
 own on first use; `stop()` ends it and its children.
@@ -35,6 +39,7 @@ import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
 LAUNCHER = HERE / "zygote_launch.py"
 # what the helper servers import: the rest (their own module) is run fresh in each child
 PRELOAD = (
@@ -49,6 +54,11 @@ PRELOAD = (
     "mcp.types",
     "mcp_types",
     "mcp_types.version",
+    # the served agent: its command line, its workers' stack, the model's wrapper, and main.py itself
+    "app.serve.cli",
+    "app.serve.worker",
+    "agent.llm_wrapper",
+    "main",
 )
 _zygote: subprocess.Popen | None = None
 _folder = tempfile.mkdtemp(prefix="zygote-")  # this test process's: its socket, its log, its servers
@@ -75,9 +85,14 @@ def _start() -> None:
         return
     with contextlib.suppress(FileNotFoundError):
         os.unlink(SOCKET)  # a zygote that died: its successor listens on the same path
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # as the tests start main.py (conftest's clean_env)
     with open(os.path.join(_folder, "log"), "ab") as log:
         _zygote = subprocess.Popen(
-            [sys.executable, __file__, SOCKET], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log
+            [sys.executable, __file__, SOCKET],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=env,
         )
     assert _zygote.stdout is not None
     ready = _zygote.stdout.readline()
@@ -119,8 +134,11 @@ FORWARDED = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}  # what a launcher pa
 
 
 def serve(path: str) -> None:
+    path_as_started = list(sys.path)
+    sys.path.insert(0, str(ROOT))  # where `python main.py` finds the project
     for module in PRELOAD:
         importlib.import_module(module)
+    sys.path[:] = path_as_started  # each child puts its script's folder first, as python does
     assert threading.active_count() == 1, "a fork copies only the thread that forks"
     os.makedirs(os.path.join(os.path.dirname(path), "servers"), exist_ok=True)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the tests; SIGTERM ends the zygote

@@ -76,7 +76,7 @@ def workers_of(agent: ServedAgent) -> list[int]:
     servers = [
         pid
         for pid, (parent, _, command) in processes.items()
-        if parent == agent.process.pid and b"forkserver" in command
+        if parent == agent.pid and b"forkserver" in command
     ]
     return [pid for pid, (parent, state, _) in processes.items() if parent in servers and state != "Z"]
 

@@ -139,11 +139,11 @@ def taken_over(tmp_path: Path, llm: FakeLLM, database: str, take: Callable[[Serv
 def test_a_paused_server_loses_its_turn_and_writes_nothing_more(fake_llm, tmp_path, database):
     def pause(a: ServedAgent, b: ServedAgent) -> None:
         assert a.process is not None
-        os.kill(a.process.pid, signal.SIGSTOP)  # a freeze past the timeout: a GC pause, a stopped VM
+        os.kill(a.pid, signal.SIGSTOP)  # a freeze past the timeout: a GC pause, a stopped VM
         try:
             until(lambda: state(b) == [("done",)], b)  # b took the turn up and finished it
         finally:
-            os.kill(a.process.pid, signal.SIGCONT)
+            os.kill(a.pid, signal.SIGCONT)
 
     assert "taken up elsewhere" in taken_over(tmp_path, fake_llm, database, pause)
 

@@ -23,7 +23,8 @@ PAGE_URL = "http://127.0.0.1:8080"
 
 @pytest.fixture
 def agent(fake_llm, tmp_path, monkeypatch):
-    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db")) as agent:
+    # started as the README starts it: a new interpreter (the other tests fork theirs from the zygote)
+    with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db"), fresh=True) as agent:
         monkeypatch.setenv("AGENT_KEY", agent.key("alice"))
         yield agent
 

@@ -194,7 +194,7 @@ def server_end(agent: ServedAgent, connection: http.client.HTTPConnection) -> in
         for row in rows
         if int(row[1].split(":")[1], 16) == agent.port and int(row[2].split(":")[1], 16) == ours
     )
-    for pid in descendants(agent.process.pid):
+    for pid in descendants(agent.pid):
         try:
             fds = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
         except OSError:
