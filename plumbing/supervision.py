@@ -3,9 +3,9 @@ for the device service's workers and the served agent's."""
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing
 import multiprocessing.connection
+import pkgutil
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -29,8 +29,7 @@ class EntryPoint:
         return self.name.split(":")[0]
 
     def __call__(self, *args: object) -> None:
-        function = getattr(importlib.import_module(self.module), self.name.split(":")[1])
-        function(*args)
+        pkgutil.resolve_name(self.name)(*args)
 
 
 def supervise(

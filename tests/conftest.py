@@ -57,7 +57,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Fail the run when a process that a test started is still running once every test is done (the
-    helper servers' zygote is the run's, and stops here; a server it forked is a test's)."""
+    tests' zygote is the run's, and stops here; a server it forked is a test's)."""
     left = WATCH.leftovers(spare=zygote.running())
     zygote.stop()
     if left:
@@ -119,8 +119,10 @@ def start_http_server(tmp_path: Path, env: dict):
             requests.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
             break
         except requests.ConnectionError:
-            said = (tmp_path / "http-server.log").read_text()
-            assert process.poll() is None and time.monotonic() < give_up_at, f"it did not start: {said}"
+            if process.poll() is not None or time.monotonic() > give_up_at:
+                raise AssertionError(
+                    f"it did not start: {(tmp_path / 'http-server.log').read_text()}"
+                ) from None
             time.sleep(0.05)
     return ServerConfig(name="ours", url=f"http://127.0.0.1:{port}/mcp", trusted=True, timeout=20)
 

@@ -1,4 +1,4 @@
-"""The helper servers' zygote (tests/support/zygote.py): a server it forks runs as `python SCRIPT` would,
+"""The tests' zygote (tests/support/zygote.py): a server it forks runs as `python SCRIPT` would,
 on the launcher's pipes, environment and folder; it ends as its launcher is told to, and with it when the
 launcher is killed, so a test that kills a host kills the servers the host started."""
 
@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.support import zygote
-from tests.support.zygote import helper_server
+from tests.support.leftovers import _state
+from tests.support.zygote import forked_for, helper_server
 
 CLIENT = {"name": "test", "version": "0"}
 INITIALIZE = {
@@ -36,15 +37,6 @@ def launch(tmp_path: Path) -> subprocess.Popen:
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path, env=env)
 
 
-def server(launcher: subprocess.Popen) -> int:
-    """The pid of the server the zygote forked for `launcher`."""
-    give_up_at = time.monotonic() + 10
-    while (pid := zygote.server_of(launcher.pid)) is None:
-        assert time.monotonic() < give_up_at, "no server was forked"
-        time.sleep(0.02)
-    return pid
-
-
 def until_gone(pid: int) -> None:
     give_up_at = time.monotonic() + 10
     while runs(pid):
@@ -53,11 +45,7 @@ def until_gone(pid: int) -> None:
 
 
 def runs(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")  # a zombie has ended: it waits for its parent
+    return _state(pid) not in ("Z", "X", "")  # a zombie has ended: it waits for its parent
 
 
 def closed(launcher: subprocess.Popen) -> None:
@@ -86,7 +74,7 @@ def test_a_forked_server_answers_on_the_launchers_pipes_in_its_folder_and_enviro
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["terminated", "killed"])
 def test_a_server_ends_when_its_launcher_is_terminated_or_killed(tmp_path, sig):
     launcher = launch(tmp_path)
-    forked = server(launcher)
+    forked = forked_for(launcher)
     launcher.send_signal(sig)
     assert launcher.wait(10) == -sig  # SIGTERM passed on: the server's end is the launcher's
     until_gone(forked)
@@ -98,10 +86,10 @@ def test_a_launcher_that_dies_as_it_asks_leaves_the_zygote_serving(tmp_path):
     [before] = zygote.running()
     for said in (b"", b"not json"):
         with socket.socket(socket.AF_UNIX) as half:
-            half.connect(zygote.SOCKET)
+            half.connect(zygote.socket_path())
             half.sendall(said)
     launcher = launch(tmp_path)
-    server(launcher)
+    forked_for(launcher)
     assert zygote.running() == {before}
     launcher.terminate()
     launcher.wait(10)
@@ -110,14 +98,14 @@ def test_a_launcher_that_dies_as_it_asks_leaves_the_zygote_serving(tmp_path):
 
 def test_the_servers_of_a_zygote_killed_die_with_it_and_the_next_start_brings_a_new_one(tmp_path):
     launcher = launch(tmp_path)
-    forked = server(launcher)
+    forked = forked_for(launcher)
     [pid] = zygote.running()
     os.kill(pid, signal.SIGKILL)
     until_gone(forked)
     assert launcher.wait(10) == 1
     closed(launcher)
     again = launch(tmp_path)  # on the same socket: configs made before still reach it
-    server(again)
+    forked_for(again)
     assert zygote.running() != {pid}
     again.terminate()
     again.wait(10)

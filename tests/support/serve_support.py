@@ -109,13 +109,7 @@ class ServedAgent:
     def pid(self) -> int:
         """The server's first process (the launcher's server when forked from the zygote)."""
         assert self.process is not None
-        if self.fresh:
-            return self.process.pid
-        give_up_at = time.monotonic() + 30
-        while (pid := zygote.server_of(self.process.pid)) is None:
-            assert self.process.poll() is None and time.monotonic() < give_up_at, self.log()
-            time.sleep(0.02)
-        return pid
+        return self.process.pid if self.fresh else zygote.forked_for(self.process)
 
     def log(self) -> str:
         self._log.seek(0)
@@ -132,9 +126,7 @@ class ServedAgent:
     def kill(self) -> None:
         """`kill -9` of the whole server: its first process, then every process it started, at once."""
         assert self.process is not None
-        everyone = [self.process.pid, *descendants(self.process.pid)]
-        servers = [server for pid in everyone if (server := zygote.server_of(pid))]  # MCP servers it started
-        everyone += [pid for server in servers for pid in (server, *descendants(server))]
+        everyone = started_by(self.process.pid)
         for pid in everyone:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -149,6 +141,17 @@ class ServedAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def started_by(pid: int) -> list[int]:
+    """`pid` and every process it started, with the servers the zygote forked for its launchers (the served
+    agent's, then the MCP servers that agent started) and theirs."""
+    found, roots = [], [pid]
+    while roots:
+        tree = [p for root in roots for p in (root, *descendants(root))]
+        found += tree
+        roots = [server for p in tree if (server := zygote.server_of(p))]
+    return found
 
 
 def descendants(pid: int) -> list[int]:

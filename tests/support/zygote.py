@@ -11,7 +11,8 @@ process on real pipes: the launcher (`python -S tests/support/zygote_launch.py S
 its stdin, stdout, stderr, environment and folder to the zygote, which forks a child that runs SCRIPT on
 them as `__main__`, as `python SCRIPT ARGS...` would run it. The launcher passes on the signals it gets, and
 ends as the child ends; when the launcher dies (kill -9), the zygote kills its child, and `server_of(pid)`
-names the child of a launcher, for a test that signals the server itself (SIGSTOP, kill -9).
+(`forked_for(launcher)`, waiting for it) names the child of a launcher, for a test that signals the server
+itself (SIGSTOP, kill -9).
 
 Run as a script, this is the zygote: `python tests/support/zygote.py SOCKET`. Each test process starts its
 own on first use; `stop()` ends it and its children.
@@ -35,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -61,9 +63,7 @@ PRELOAD = (
     "main",
 )
 _zygote: subprocess.Popen | None = None
-_folder = tempfile.mkdtemp(prefix="zygote-")  # this test process's: its socket, its log, its servers
-SOCKET = os.path.join(_folder, "socket")
-SERVERS = os.path.join(_folder, "servers")  # a file per server: named by its launcher's pid, holding its own
+_folder = ""  # this test process's, made with its zygote: the socket, the log, a file per server
 
 
 def helper_server(name: str) -> dict[str, object]:
@@ -76,19 +76,28 @@ def helper_server(name: str) -> dict[str, object]:
 def launched(argv: list[str]) -> list[str]:
     """The arguments of `python` that run `python SCRIPT ARGS...` (argv) forked by the zygote."""
     _start()
-    return ["-S", str(LAUNCHER), SOCKET, *argv]
+    return ["-S", str(LAUNCHER), socket_path(), *argv]
+
+
+def socket_path() -> str:
+    """Where this test process's zygote listens: the same path for the whole run, across restarts."""
+    global _folder
+    if not _folder:
+        _folder = tempfile.mkdtemp(prefix="zygote-")
+    return os.path.join(_folder, "socket")
 
 
 def _start() -> None:
     global _zygote
     if _zygote is not None and _zygote.poll() is None:
         return
+    path = socket_path()
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(SOCKET)  # a zygote that died: its successor listens on the same path
+        os.unlink(path)  # a zygote that died: its successor listens on the same path
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # as the tests start main.py (conftest's clean_env)
     with open(os.path.join(_folder, "log"), "ab") as log:
         _zygote = subprocess.Popen(
-            [sys.executable, __file__, SOCKET],
+            [sys.executable, __file__, path],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=log,
@@ -102,9 +111,19 @@ def _start() -> None:
 def server_of(launcher: int) -> int | None:
     """The pid of the server that the launcher `launcher` started, while it runs."""
     try:
-        return int(Path(SERVERS, str(launcher)).read_text())
+        return int(Path(_folder, "servers", str(launcher)).read_text()) if _folder else None
     except (FileNotFoundError, ValueError):
         return None
+
+
+def forked_for(launcher: subprocess.Popen, timeout: float = 30) -> int:
+    """The pid of the server forked for `launcher`, once the zygote has forked it."""
+    give_up_at = time.monotonic() + timeout
+    while (pid := server_of(launcher.pid)) is None:
+        assert launcher.poll() is None, f"the launcher ended ({launcher.returncode}) before its server"
+        assert time.monotonic() < give_up_at, "no server was forked"
+        time.sleep(0.02)
+    return pid
 
 
 def running() -> frozenset[int]:
@@ -125,7 +144,8 @@ def stop() -> None:
         assert _zygote.stdout is not None
         _zygote.stdout.close()
         _zygote = None
-    shutil.rmtree(_folder, ignore_errors=True)
+    if _folder:
+        shutil.rmtree(_folder, ignore_errors=True)
 
 
 # The zygote itself.
@@ -140,7 +160,8 @@ def serve(path: str) -> None:
         importlib.import_module(module)
     sys.path[:] = path_as_started  # each child puts its script's folder first, as python does
     assert threading.active_count() == 1, "a fork copies only the thread that forks"
-    os.makedirs(os.path.join(os.path.dirname(path), "servers"), exist_ok=True)
+    servers = os.path.join(os.path.dirname(path), "servers")  # a file per server: its launcher's pid, its own
+    os.makedirs(servers, exist_ok=True)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the tests; SIGTERM ends the zygote
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(path)
@@ -151,7 +172,7 @@ def serve(path: str) -> None:
     signal.set_wakeup_fd(wake.fileno())  # a child's exit (SIGCHLD), or SIGTERM, wakes the loop
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGTERM, lambda *_: None)
-    zygote = Zygote(listener, woken, wake, os.path.join(os.path.dirname(path), "servers"))
+    zygote = Zygote(listener, woken, wake, servers)
     print("ready", flush=True)
     try:
         zygote.run(parent=os.getppid())
@@ -160,6 +181,9 @@ def serve(path: str) -> None:
 
 
 class Zygote:
+    """The loop: a launcher's request is forked, a server's end is told to its launcher, and a launcher's end
+    ends its server."""
+
     def __init__(self, listener: socket.socket, woken: socket.socket, wake: socket.socket, servers: str):
         self.listener, self.woken, self.wake, self.servers = listener, woken, wake, servers
         self.selector = selectors.DefaultSelector()
@@ -190,12 +214,13 @@ class Zygote:
             conn.close()
             return
         signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)  # none is lost before the child's handlers
+        zygote = os.getpid()
         pid = os.fork()
         if pid == 0:
             self.selector.close()
             for s in (conn, self.listener, self.woken, self.wake, *(c for c, _ in self.children.values())):
                 s.close()
-            _run(request, fds)
+            _run(request, fds, zygote)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
         for fd in fds:
             os.close(fd)
@@ -250,13 +275,15 @@ def _received(conn: socket.socket) -> bool:
         return False
 
 
-def _run(request: dict, fds: list[int]) -> None:
+def _run(request: dict, fds: list[int], zygote: int) -> None:
     """In the child: become `python SCRIPT ARGS...` on the launcher's stdio, environment and folder, and
     end as that process would (its non-daemon threads joined, its exit handlers run)."""
     code = 1
     try:
         PR_SET_PDEATHSIG = 1  # the zygote killed (kill -9): its servers die with it
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != zygote:  # it died before we asked
+            os._exit(1)
         signal.set_wakeup_fd(-1)
         for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
@@ -274,6 +301,8 @@ def _run(request: dict, fds: list[int]) -> None:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else int(e.code is not None)
+        if e.code is not None and not isinstance(e.code, int):
+            print(e.code, file=sys.stderr)  # as python prints sys.exit("message")
     except BaseException:
         traceback.print_exc()
         code = 1
