@@ -4,8 +4,10 @@ signs in.
 
 A task's context is a conversation of the person's (an A2A context id names it as an AG-UI thread id does,
 and a conversation of the OpenAI face is named by its id), so the same conversation goes on on any face.
+A message on a task runs in its task's conversation; one sent again finds its task (a2a_placing.py).
 A call that waits for the person's approval leaves the task `input-required`; their "yes" or "no", sent
-as a message on the task, runs or refuses it. The tasks are kept in the agent's database (a2a_store.py).
+as a message on that task, runs or refuses that call, and the task ends as its turn does. Words in any
+other task answer no approval. The tasks are kept in the agent's database (a2a_store.py).
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from app.serve.a2a_card import RPC_PATH, agent_card, for_base
-from app.serve.a2a_store import RUNNING, A2ATaskStore, agent_says, outcome
+from app.serve.a2a_placing import context_builder, place
+from app.serve.a2a_store import RUNNING, A2ATaskStore, agent_says, outcome, shown_approval
 from app.serve.approvals import answer_in
 from app.serve.conversations import Where
 from app.serve.errors import Cancelled, RequestError, Unauthorized, answer, describe
@@ -65,7 +68,11 @@ def mount(app: FastAPI, service: Service) -> None:
     card = agent_card(service.host.registry)
     store = A2ATaskStore(service.turns.store.db)
     handler = Handler(
-        TurnExecutor(service), store, card, interrupted_task_timeout=service.limits.approval_seconds
+        TurnExecutor(service),
+        store,
+        card,
+        request_context_builder=context_builder(),
+        interrupted_task_timeout=service.limits.approval_seconds,
     )
     handler.service, handler.tasks = service, store
     card_routes = create_agent_card_routes(card, card_modifier=_at_base)
@@ -135,20 +142,31 @@ def checked(params: SendMessageRequest) -> str:
 
 
 class Handler(DefaultRequestHandler):
-    """The SDK's request handler, which first checks a message (checked), stops a cancelled task's turn
-    wherever it runs, and follows a task another worker runs from the store."""
+    """The SDK's request handler, which first checks a message (checked) and places it (a2a_placing.py),
+    answers a message sent again with its task, stops a cancelled task's turn wherever it runs, and
+    follows a task another worker runs from the store."""
 
     service: Service
     tasks: A2ATaskStore
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Any:
         checked(params)
-        return await super().on_message_send(params, context)
+        sent = await place(params, context, self.tasks, self.service.turns.store)
+        if sent is None:
+            return await super().on_message_send(params, context)
+        async for task in self._followed(sent, context):
+            sent = task
+        return sent
 
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
         checked(params)
+        sent = await place(params, context, self.tasks, self.service.turns.store)
+        if sent is not None:
+            async for task in self._followed(sent, context):
+                yield task
+            return
         async for event in super().on_message_send_stream(params, context):
             yield event
 
@@ -174,34 +192,37 @@ class Handler(DefaultRequestHandler):
             raise UnsupportedOperationError(
                 message=f"task {params.id} has ended: {TaskState.Name(task.status.state)}"
             )
+        async for now in self._followed(task, context):
+            yield now
+
+    async def _followed(self, task: Task, context: ServerCallContext) -> AsyncGenerator[Task, None]:
+        """`task`, then as it changes in the store, to its end or until it waits for the person."""
         yield task
         give_up_at = asyncio.get_running_loop().time() + 2 * self.service.limits.turn_seconds
         while task.status.state not in ENDED | PAUSED and asyncio.get_running_loop().time() < give_up_at:
             await asyncio.sleep(POLL_SECONDS)
-            now = await self.tasks.get(params.id, context)
+            now = await self.tasks.get(task.id, context)
             if now is not None and now != task:
                 task = now
                 yield task
 
 
 class TurnExecutor(AgentExecutor):
-    """Runs a task's message as one served turn of the person's, in the task's conversation."""
+    """Runs a task's message as one served turn of the person's, in the task's conversation: on a task
+    that asked for approval, a yes or no answers the approval it showed (by its id), nothing else."""
 
     def __init__(self, service: Service) -> None:
         self.service = service
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        assert context.message is not None and context.task_id and context.context_id
+        assert context.message is not None and context.task_id
         words = "\n".join(part.text for part in context.message.parts)
         task = context.current_task
         if task is None:
             task = new_task_from_user_message(context.message)
             await event_queue.enqueue_event(task)
-        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
-        where = Where(thread_id=context.context_id, run_key=context.message.message_id)
-        turn = TurnRequest(person(context.call_context), words, where)
-        asked = task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
-        refused = asked and answer_in(words) is False
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        turn = self._turn(context, task, words)
         served = self.service
         try:
             bridge, started = await start_turn(served.turns, served.threads, turn)
@@ -210,10 +231,25 @@ class TurnExecutor(AgentExecutor):
             return
         run = {"conversation_id": started.conversation_id, "run_id": started.run_id}
         await updater.update_status(TaskState.TASK_STATE_WORKING, metadata=run)
+        if turn.approval is not None and not turn.approval[1]:  # said in the history, not as the end
+            said = "The person refused the call that waited for approval; it did not run."
+            await updater.update_status(TaskState.TASK_STATE_WORKING, agent_says(task, said))
         async for event in bridge.events():
-            await self._tell(updater, task, event, refused)
+            await self._tell(updater, task, event)
 
-    async def _tell(self, updater: TaskUpdater, task: Task, event: Any, refused: bool) -> None:
+    @staticmethod
+    def _turn(context: RequestContext, task: Task, words: str) -> TurnRequest:
+        """The turn a message asks for: in the task's conversation, keyed by the message's id; on a task
+        that shows an approval, a yes or no is the answer to that approval, by its id."""
+        assert context.message is not None
+        where = Where(thread_id=task.context_id, run_key=context.message.message_id)
+        user, shown = person(context.call_context), shown_approval(task)
+        said = answer_in(words) if shown else None
+        if shown and said is not None:
+            return TurnRequest(user, None, where, approval=(shown, said), answers_in_words=False)
+        return TurnRequest(user, words, where, answers_in_words=False)
+
+    async def _tell(self, updater: TaskUpdater, task: Task, event: Any) -> None:
         if isinstance(event, CallMade):
             call = {"id": event.id, "name": event.name, "arguments": event.arguments}
             await updater.update_status(
@@ -226,19 +262,15 @@ class TurnExecutor(AgentExecutor):
             )
         elif isinstance(event, Finished):
             state = "awaiting" if event.pending else "done"
-            await self._end(updater, outcome(task, state, event.answer, event.pending), refused)
+            await self._end(updater, outcome(task, state, event.answer, event.pending))
         elif isinstance(event, Failed):
             state = "cancelled" if isinstance(event.error, Cancelled) else "failed"
-            await self._end(updater, outcome(task, state, describe(event.error)[3]), False)
+            await self._end(updater, outcome(task, state, describe(event.error)[3]))
 
     @staticmethod
-    async def _end(updater: TaskUpdater, ended: Task, refused: bool) -> None:
+    async def _end(updater: TaskUpdater, ended: Task) -> None:
         for artifact in ended.artifacts:
             await updater.add_artifact(list(artifact.parts), artifact.artifact_id, artifact.name)
-        if refused:  # the person said no: the write did not run, and the task ends saying so
-            said = "The person refused the call that waited for approval; it did not run."
-            await updater.update_status(TaskState.TASK_STATE_REJECTED, agent_says(ended, said))
-            return
         message = ended.status.message if ended.status.HasField("message") else None
         await updater.update_status(ended.status.state, message)
 

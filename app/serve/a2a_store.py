@@ -89,6 +89,18 @@ def outcome(task: Task, state: str, answer: str | None, pending: Approval | None
     return ended
 
 
+def shown_approval(task: Task) -> str | None:
+    """The id of the approval `task` waits for, as it showed it (None: it waits for none)."""
+    if task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED or not task.status.HasField("message"):
+        return None
+    for part in task.status.message.parts:
+        if part.HasField("data"):
+            shown = MessageToDict(part.data).get("pending_approval")
+            if isinstance(shown, dict) and isinstance(shown.get("id"), str):
+                return shown["id"]
+    return None
+
+
 class A2ATaskStore(TaskStore):
     def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
         self.db, self.clock = db, clock

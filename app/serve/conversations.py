@@ -106,12 +106,15 @@ class ConversationStore:
         return row
 
     def _create(self, db: Cursor, user: str, where: Where, now: float, keyed: str | None) -> Any:
+        """A new conversation; or the one a concurrent request of the same key or thread made meanwhile."""
         conversation_id = keyed or "conv_" + uuid.uuid4().hex
-        db.execute(
+        made = db.execute(
             "INSERT INTO conversations (id, user_id, thread_id, created_at, updated_at, state) "
-            "VALUES (?, ?, ?, ?, ?, 'new')",
+            "VALUES (?, ?, ?, ?, ?, 'new') ON CONFLICT DO NOTHING",
             (conversation_id, user, where.thread_id, now, now),
-        )
+        ).rowcount
+        if not made:
+            return self._find(db, user, where, keyed)
         return {
             "id": conversation_id,
             "run_id": None,
@@ -120,6 +123,12 @@ class ConversationStore:
             "pending": None,
             "lease_until": None,
         }
+
+    def keyed_thread(self, user: str, message_id: str) -> str:
+        """The thread a client's message id names when the message names no conversation (an A2A task's
+        first message): the same for every re-send of it, on any server, and another person's is another."""
+        with self.db.reading() as db:
+            return "a2a_" + (_keyed_id(db, user, message_id) or "").removeprefix("conv_")
 
     def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
         """Store one message of the turn's, while its execution holds the lease (fence.py)."""

@@ -49,6 +49,8 @@ class TurnRequest:
     where: Where = Where()
     history: list[BaseMessage] = field(default_factory=list)  # before `message`, for a new conversation
     approval: tuple[str, bool] | None = None  # (approval id, approved?): an explicit answer (AG-UI resume)
+    # may `message` answer the approval that waits ("yes")? Not where answers name their approval (A2A)
+    answers_in_words: bool = True
 
 
 @dataclass(frozen=True)
@@ -233,8 +235,8 @@ class Turns:
             if pending.expires_at < self.clock():
                 raise RequestError(f"approval {approval_id!r} expired; ask again", "approval_expired")
             return approved
-        if pending is None or pending.expires_at < self.clock():
-            return None  # none, or expired: the call stays unanswered, repaired as cancelled
+        if pending is None or pending.expires_at < self.clock() or not request.answers_in_words:
+            return None  # none, expired or not asked here: the call stays unanswered, repaired as cancelled
         return answer_in(request.message)
 
     @staticmethod

@@ -62,6 +62,15 @@ class A2A:
 
         return self.run(act)
 
+    def send_message(self, sent: Message) -> Task:
+        """The task that answers one message, sent exactly as given."""
+
+        async def act(client: Any) -> list[StreamResponse]:
+            return [event async for event in client.send_message(SendMessageRequest(message=sent))]
+
+        [response] = self.run(act)
+        return response.task
+
     def task(self, words: str, task: Task | None = None, **where: str) -> Task:
         [response] = self.send(words, task, **where)
         return response.task

@@ -1,6 +1,7 @@
 """Approvals on the A2A face: a destructive call leaves the task `input-required`, asking about that exact
-call; the person's "yes" on the task runs it, once, and completes the task; a "no" ends the task as
-rejected, saying so, and nothing is deleted. Through the official `a2a-sdk` client, 4 workers."""
+call; the person's "yes" on the task runs it, once, and completes the task; a "no" refuses it, saying so
+in the task's history, and the task ends as its turn does: nothing is deleted. Through the official
+`a2a-sdk` client, 4 workers."""
 
 from __future__ import annotations
 
@@ -56,18 +57,18 @@ def test_a_delete_leaves_the_task_input_required_and_yes_runs_it_once_and_comple
     assert A2A(agent, "alice").get(asked.id).status.state == TaskState.TASK_STATE_COMPLETED
 
 
-def test_no_ends_the_task_as_rejected_saying_so_and_nothing_is_deleted(agent):
+def test_no_refuses_the_call_says_so_in_the_history_and_the_task_ends_as_its_turn_did(agent):
     asked = asked_to_delete(agent, "V2245", "a2a_del2")
     agent.llm.add(text("Kept V2245."))
     done = A2A(agent, "alice").task("no", asked)
-    assert done.status.state == TaskState.TASK_STATE_REJECTED
-    assert "refused" in text_of(done.status.message.parts)
+    assert done.status.state == TaskState.TASK_STATE_COMPLETED
+    assert any("refused" in text_of(message.parts) for message in done.history)
     assert text_of(done.artifacts[0].parts) == "Kept V2245."
     told = envelope_of(agent.llm.requests[-1]["messages"][-1]["content"])["error"]
     assert told.startswith("the person refused")
     assert ("V2245", "alice") in devices(agent.database)
     assert "ran" not in ran(agent, "a2a_del2")
-    assert A2A(agent, "alice").get(asked.id).status.state == TaskState.TASK_STATE_REJECTED
+    assert A2A(agent, "alice").get(asked.id).status.state == TaskState.TASK_STATE_COMPLETED
 
 
 def test_a_streamed_task_stops_at_input_required_and_another_person_cannot_answer_it(agent):

@@ -64,7 +64,7 @@ def test_the_python_example_prints_what_the_page_shows(agent, fake_llm):
 def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
     assert shutil.which("curl"), "curl is missing: `make test` installs it (make curl)"
     bash = [code for lang, code in every_block() if lang == "bash"]
-    calls = [code for code in bash if "curl -s http://127.0.0.1:8080" in code]
+    calls = [code for code in bash if "curl -s http://127.0.0.1:8080/v1/" in code]
     assert len(calls) >= 2  # one in each language
     for code in calls:
         command = code[code.index("curl -s") :].replace(PAGE_URL, agent.url)
@@ -78,3 +78,25 @@ def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
             "refusal": None,
         }
         assert answer["conversation_id"].startswith("conv_") and answer["agent_tool_calls"] == []
+
+
+def test_the_a2a_curl_works_as_pasted_and_sent_again_answers_with_the_same_task(agent, fake_llm):
+    calls = [code for lang, code in every_block() if lang == "bash" and "8080/a2a" in code]
+    assert len(calls) >= 2  # one in each language
+    for code in calls:
+        command = code[code.index("curl -s") :].replace(PAGE_URL, agent.url)
+        command = command.replace('"msg-1"', f'"msg-{len(fake_llm.requests)}"')  # each page its own task
+        env = clean_env(AGENT_KEY=os.environ["AGENT_KEY"])
+        fake_llm.add(text("No models yet."))
+        asked = len(fake_llm.requests)
+        tasks = []
+        for _ in range(2):  # pasted twice: the same task, run once
+            done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)
+            tasks.append(json.loads(done.stdout)["result"]["task"])
+        assert tasks[0]["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert tasks[0]["artifacts"][0]["parts"] == [{"text": "No models yet."}]
+        assert (tasks[1]["id"], tasks[1]["contextId"]) == (tasks[0]["id"], tasks[0]["contextId"])
+        assert len(fake_llm.requests) == asked + 1
+        headless = command.replace('-H "A2A-Version: 1.0"', "")
+        done = subprocess.run(["bash", "-c", headless], env=env, capture_output=True, text=True, timeout=60)
+        assert json.loads(done.stdout)["error"]["code"] == -32009  # what the page says the header is for
