@@ -77,32 +77,49 @@ def inject_identity(
     return {**args, **{name: getattr(ctx, field) for name, field in injected.items()}}, attempted
 
 
-PATTERN_SECONDS = 0.05  # what checking one call's arguments against their schema's patterns may take
-_budget = threading.local()  # the pattern time left to the call being checked, in this thread
+PATTERN_SECONDS = 0.05  # the CPU time checking one call's arguments against their schema's patterns may take
+_budget = threading.local()  # the pattern CPU time this thread spent on the call being checked
 
 
 def first_error(validator: Any, args: dict[str, Any]) -> ValidationError | None:
     """The first way `args` break their schema, or None: checking stops there, and all the patterns of
-    one call share one time budget (200 items cost what one does)."""
-    _budget.until = time.monotonic() + PATTERN_SECONDS
+    one call share one budget of CPU time (200 items cost what one does)."""
+    _budget.spent = 0.0
     try:
         return next(iter(validator.iter_errors(args)), None)
     finally:
-        del _budget.until
+        del _budget.spent
+
+
+def _search(pattern: str, instance: str) -> Any:
+    """`regex.search` within what is left of the call's budget, counted in this thread's own CPU time, so
+    that a busy machine (other threads and processes taking the cores) never refuses a valid value: a
+    search cut off by the clock before it had its CPU time runs again with twice the time."""
+    given, spent = 1.0, getattr(_budget, "spent", 0.0)  # (outside first_error: a budget of its own)
+    try:
+        while (left := PATTERN_SECONDS - spent) > 0:
+            started = time.thread_time()
+            try:
+                return regex.search(pattern, instance, timeout=left * given)
+            except TimeoutError:
+                given *= 2
+            finally:
+                spent += time.thread_time() - started
+        raise TimeoutError
+    finally:
+        if hasattr(_budget, "spent"):
+            _budget.spent = spent
 
 
 def _pattern(
     validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
 ) -> Iterator[ValidationError]:
-    """The `pattern` keyword, checked with a time limit: a pattern written to backtrack forever (from an
-    MCP server's schema, say) refuses the value instead of hanging the host."""
+    """The `pattern` keyword, checked within a CPU-time budget: a pattern written to backtrack forever
+    (from an MCP server's schema, say) refuses the value instead of hanging the host."""
     if not validator.is_type(instance, "string"):
         return
-    left = getattr(_budget, "until", time.monotonic() + PATTERN_SECONDS) - time.monotonic()
     try:
-        if left <= 0:
-            raise TimeoutError
-        found = regex.search(pattern, instance, timeout=left)
+        found = _search(pattern, instance)
     except TimeoutError:
         yield ValidationError(f"{instance[:40]!r} could not be checked against {pattern[:60]!r} in time")
         return

@@ -114,9 +114,9 @@ def test_malformed_client_history_is_a_clear_request_error():
 
 
 def test_all_the_patterns_of_one_call_share_the_docs_0_05_seconds(monkeypatch):
-    """docs/security: patterns are checked within 0.05 s shared by all of one call's patterns. The time
-    each search is given is read where `regex` takes it (no clock is asserted): never over 0.05 s, and
-    each search gets what the ones before it left."""
+    """docs/security: patterns are checked within 0.05 s of CPU time shared by all of one call's patterns.
+    The time each search is given is read where `regex` takes it (no clock is asserted): never over
+    0.05 s when none is cut off, and each search gets what the ones before it left."""
     import regex
 
     given: list[float] = []

@@ -91,8 +91,8 @@ def test_the_a2a_curl_works_as_pasted_and_sent_again_answers_with_the_same_task(
         asked = len(fake_llm.requests)
         tasks = []
         for _ in range(2):  # pasted twice: the same task, run once
-            done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)
-            tasks.append(json.loads(done.stdout)["result"]["task"])
+            pasted = subprocess.run(["bash", "-c", command], env=env, capture_output=True, timeout=60)
+            tasks.append(json.loads(pasted.stdout)["result"]["task"])
         assert tasks[0]["status"]["state"] == "TASK_STATE_COMPLETED"
         assert tasks[0]["artifacts"][0]["parts"] == [{"text": "No models yet."}]
         assert (tasks[1]["id"], tasks[1]["contextId"]) == (tasks[0]["id"], tasks[0]["contextId"])
