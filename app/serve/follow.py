@@ -27,9 +27,10 @@ def follow(
     clock: Callable[[], float] = time.time,
     poll: float = POLL_SECONDS,
     after: int = -1,
-) -> None:
+) -> bool:
     """Tell `bridge` what the running turn of `conversation` did so far (after place `after`, which it
-    was told), then as it does it, to its end."""
+    was told), then as it does it, to its end. False when its lease was released before it started (its
+    executor died first: recovery.py): nothing is told, and the follower may run it."""
     seen, answer = after, ""
     while True:
         row, added = store.progress(conversation, seen)
@@ -42,15 +43,18 @@ def follow(
         if row["run_id"] != conversation.run_id or row["state"] != "running":
             break
         if bridge.gone.is_set():
-            return
+            return True
         if row["lease_until"] is None or row["lease_until"] < clock():  # nobody runs it, nor took it up
             bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
-            return
+            return True
         time.sleep(poll)
+    if row["run_id"] == conversation.run_id and row["state"] == "released" and seen == after:
+        return False
     if row["run_id"] != conversation.run_id:  # a later turn has begun since: this one's answer is above
         bridge.put(Finished(conversation.id, conversation.run_id, answer))
-    elif row["state"] == "failed":
+    elif row["state"] in ("failed", "released"):
         bridge.put(Failed(Stopped("the turn failed before it answered; send it again to go on")))
     else:
         pending = Approval.from_json(row["pending"])
         bridge.put(Finished(conversation.id, conversation.run_id, row["answer"], pending))
+    return True

@@ -30,7 +30,7 @@ from agent.types import AwaitingApproval
 from app.host import Host
 from app.serve.approvals import Approval, answer_in, answered
 from app.serve.conversations import Conversation, ConversationStore, Where
-from app.serve.errors import Cancelled, LeaseLost, RequestError, TooManyRequests
+from app.serve.errors import Cancelled, LeaseLost, RequestError, Stopped, TooManyRequests
 from app.serve.events import Bridge, Failed, Finished, Started, Text
 from app.serve.fence import adopt
 from app.serve.follow import follow
@@ -99,15 +99,11 @@ class Turns:
         happens; unless its client left while the turn waited for a thread."""
         if bridge.gone.is_set():
             return
-        try:
-            conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
-        except Exception as e:
-            bridge.put(Failed(e))
+        conversation, told = self._admit(request, bridge)
+        if conversation is None:
             return
-        if conversation.following:  # this run, sent again while it runs: told, not run twice
-            self._follow(conversation, bridge)
-            return
-        bridge.put(Started(conversation.id, conversation.run_id))
+        if not told:
+            bridge.put(Started(conversation.id, conversation.run_id))
         try:
             if conversation.last_state == "new" and request.history:  # kept before the turn runs
                 conversation = self.store.keep(conversation, request.history)
@@ -117,18 +113,40 @@ class Turns:
             self.store.finish(conversation, "failed", None, None)
             bridge.put(Failed(e))
 
-    def _follow(self, conversation: Conversation, bridge: Bridge) -> None:
-        """Tell `bridge` the running turn, in this thread, as one of the person's turns at once here."""
+    def _admit(self, request: TurnRequest, bridge: Bridge) -> tuple[Conversation | None, bool]:
+        """The turn admitted, its conversation leased here, and whether `bridge` was told it started; None
+        when `bridge` was told all already: refused, or this run, sent again while it runs, followed to its
+        end (not run twice). A run whose lease was released before it started (its executor died first:
+        recovery.py) is admitted here."""
+        told = False
+        for _ in range(3):
+            try:
+                conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
+            except Exception as e:
+                bridge.put(Failed(e))
+                return None, told
+            if not conversation.following:
+                return conversation, told
+            if not told:
+                bridge.put(Started(conversation.id, conversation.run_id))
+                told = True
+            if self._follow(conversation, bridge):
+                return None, told
+        bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
+        return None, told
+
+    def _follow(self, conversation: Conversation, bridge: Bridge) -> bool:
+        """Tell `bridge` the running turn, in this thread, as one of the person's turns at once here;
+        False when it was released before it started, and nothing was told."""
         user = conversation.user
         with self.lock:
             if self.followers[user] >= self.limits.runs_per_user:
                 many = f"{self.followers[user]} of your clients follow turns here; retry when one ends"
                 bridge.put(Failed(TooManyRequests(many, 1)))
-                return
+                return True
             self.followers[user] += 1
         try:
-            bridge.put(Started(conversation.id, conversation.run_id))
-            follow(self.store, conversation, bridge, self.clock)
+            return follow(self.store, conversation, bridge, self.clock)
         finally:
             with self.lock:
                 self.followers[user] -= 1
@@ -141,7 +159,8 @@ class Turns:
             bridge.put(self._to_the_end(admitted, bridge, recovered))
         except LeaseLost as lost:
             log.warning("turn %s taken up elsewhere: this execution stopped", admitted.conversation.run_id)
-            follow(self.store, admitted.conversation, bridge, self.clock, after=lost.told)
+            if not follow(self.store, admitted.conversation, bridge, self.clock, after=lost.told):
+                bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
         except Exception as e:
             bridge.put(Failed(e))
 

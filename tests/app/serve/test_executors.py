@@ -20,7 +20,7 @@ from app.serve.limits import ServeLimits
 from app.serve.recovery import Heartbeat
 from app.serve.settings import ServeSettings
 from tests.app.serve.test_crash import agent_database
-from tests.support.fake_llm import FakeLLM, text
+from tests.support.fake_llm import FakeLLM, call, text, tool_calls
 from tests.support.serve_support import ServedAgent
 
 
@@ -134,3 +134,43 @@ def test_the_embedded_demo_model_runs_in_one_worker(tmp_path):
         said = agent.log()
     assert "The embedded demo model runs in one worker; set LLM_BASE_URL for several." in said
     assert len(executors) == 1
+
+
+def test_a_turn_a_dead_executor_admitted_but_never_started_is_run_by_its_re_send_in_seconds(
+    tmp_path, database
+):
+    """The executor died between admitting a turn (the lease taken) and starting its workflow: nothing
+    for DBOS to resume. Recovery releases the lease, and the client following the turn runs it itself,
+    once, in seconds, instead of waiting the lease (the turn's deadline and a minute) out."""
+    import openai
+
+    from tests.support.serve_support import devices
+
+    with FakeLLM() as llm, ServedAgent(llm.url, tmp_path, agent_database(database)) as agent:
+        key = agent.key("alice")
+        db = open_agent_database(
+            ServeSettings(database_url=agent.database)
+            if agent.database.startswith("postgresql://")
+            else ServeSettings(agent_db=agent.database)
+        )
+        try:
+            stamp(db, "dead-0-1", 0, machine(), finished_process())  # this machine's: its process is gone
+            limits = ServeLimits(turn_seconds=120.0)
+            cut = ConversationStore(db).begin("alice", Where(run_key="cut-1"), "dead-0-1", limits)
+        finally:
+            db.close()
+        add = {"model": "CPH2601"}
+        llm.add(tool_calls(call("add_device_model", add, "cut_c1")), text("CPH2601 is in."))
+        client = openai.OpenAI(base_url=f"{agent.url}/v1", api_key=key, max_retries=0, timeout=60)
+        started = time.monotonic()
+        answer = client.chat.completions.create(
+            model="tool-use-agent",
+            messages=[{"role": "user", "content": "add CPH2601"}],
+            extra_headers={"Idempotency-Key": "cut-1"},
+        )
+        seconds = time.monotonic() - started
+        print(f"\nthe cut turn answered {seconds:.1f} s after its re-send")
+        assert answer.model_extra["conversation_id"] == cut.id
+        assert answer.choices[0].message.content == "CPH2601 is in."
+        assert seconds < 15
+        assert devices(agent.database) == [("CPH2601", "alice")]
