@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field
 
 from devicedb.auth import created_by
 from devicedb.responses import (
@@ -26,12 +26,14 @@ from devicedb.responses import (
 )
 from devicedb.schema import (
     CODE_PATTERN,
+    PAGE_MOST,
     TEXT_PATTERN,
     MarketNamesIn,
     ModelIn,
     check_display_text,
     code_problem,
     normalize_code,
+    to_code,
 )
 from devicedb.store import DeviceStore, IdempotencyConflict, NoSuchModel
 
@@ -47,6 +49,14 @@ SearchText = Annotated[
         json_schema_extra={"pattern": TEXT_PATTERN},
     ),
     AfterValidator(check_display_text),
+]
+Code = Annotated[str, Field(json_schema_extra={"pattern": CODE_PATTERN}), AfterValidator(to_code)]
+Codes = Annotated[
+    list[Code] | None,
+    Query(
+        max_length=PAGE_MOST,
+        description="only these model codes (repeat the parameter, at most 100): many records in one request",
+    ),
 ]
 
 
@@ -100,7 +110,7 @@ def add_writes(app: FastAPI, store: DeviceStore, token: str | None) -> None:
 
 
 def add_reads(app: FastAPI, store: DeviceStore) -> None:
-    """Look up one model, and search by code or market-name fragment."""
+    """Look up one model, and search by code or market-name fragment, among given codes if named."""
 
     @app.get("/api/models/{model}", responses=GET_RESPONSES, operation_id="getModel")
     def get_model(model: ModelCode) -> Any:
@@ -111,11 +121,12 @@ def add_reads(app: FastAPI, store: DeviceStore) -> None:
     @app.get("/api/models", responses=SEARCH_RESPONSES, operation_id="searchModels")
     def search_models(
         q: SearchText = "",
-        limit: Annotated[int, Query(ge=1, le=100)] = 20,
+        limit: Annotated[int, Query(ge=1, le=PAGE_MOST)] = 20,
         offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+        model: Codes = None,
     ) -> Any:
         code = normalize_code(q)
-        items, total = store.search(q, code or q, limit, offset)
+        items, total = store.search(q, code or q, limit, offset, among=model or ())
         near = store.one_edit_from(code) if code and not total else []
         return {"items": items, "total": total, **({"didYouMean": near} if near else {})}
 

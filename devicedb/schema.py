@@ -17,6 +17,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_MARKET_NAME = "营销名未解密"
+PAGE_MOST = 100  # the most records one search answers with, and the most codes it may name
 # 3 to 20 letters and digits, a single hyphen or space allowed between two of them; blanks around
 CODE_PATTERN = r"^[ \t\r\n]*[A-Za-z0-9](?:[- ]?[A-Za-z0-9]){2,19}[ \t\r\n]*$"
 FORBIDDEN_IN_TEXT = r"\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
@@ -57,6 +58,14 @@ def normalize_code(raw: str) -> str | None:
     if not _CODE.fullmatch(raw):
         return None
     return _canonical(re.sub(r"[- ]", "", raw.strip(" \t\r\n")))
+
+
+def to_code(raw: str) -> str:
+    """The stored form of `raw`; ValueError naming the rule when it is not a model code (a validator)."""
+    code = normalize_code(raw)
+    if code is None:
+        raise ValueError(code_problem(raw))
+    return code
 
 
 def code_problem(raw: str) -> str:
@@ -115,10 +124,7 @@ class ModelIn(BaseModel):
     @field_validator("model")
     @classmethod
     def _valid_code(cls, value: str) -> str:
-        code = normalize_code(value)
-        if code is None:
-            raise ValueError(code_problem(value))
-        return code
+        return to_code(value)
 
     @field_validator("marketName", "marketNameEn", "createdBy")
     @classmethod

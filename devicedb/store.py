@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -156,10 +156,16 @@ class DeviceStore:
         row = db.execute(f"SELECT {COLUMNS} FROM models WHERE model = ?", (model,)).fetchone()
         return dict(row) if row else None
 
-    def search(self, q: str, code: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
-        """Records whose code contains `code` or whose market names contain `q`, by code."""
-        where = " OR ".join(f"{column} {self.db.like} ? ESCAPE '\\'" for column in _SEARCHED)
+    def search(
+        self, q: str, code: str, limit: int, offset: int, among: Sequence[str] = ()
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Records whose code contains `code` or whose market names contain `q`, by code; only those whose
+        code is one of `among` when it names any."""
+        where = "(" + " OR ".join(f"{column} {self.db.like} ? ESCAPE '\\'" for column in _SEARCHED) + ")"
         params = [f"%{_escape(code)}%", f"%{_escape(q)}%", f"%{_escape(q)}%"]
+        if among:
+            where += f" AND model IN ({', '.join('?' for _ in among)})"
+            params += among
         with self.reading() as db:
             total = db.execute(f"SELECT COUNT(*) AS n FROM models WHERE {where}", params).fetchone()["n"]
             rows = db.execute(

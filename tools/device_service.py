@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from agent.audit import redact_text, upstream_reason
 from agent.config import FROM_ENV, require_extra
 from agent.function_tool import FunctionTool
 from agent.types import ConfigError, ToolContext, ToolError
+from devicedb.schema import PAGE_MOST
 from plumbing.http import session_for
 
 MODEL_URIS = "devicedb://models/{model}"  # a device model as an MCP resource
@@ -62,6 +63,17 @@ class DeviceService:
     def search(self, q: str = "", limit: int = 20, offset: int = 0) -> dict[str, Any]:
         """One page of the models whose code or market names contain `q`: {"items": [...], "total": n}."""
         return self.request(None, "GET", params={"q": q, "limit": limit, "offset": offset}).json()
+
+    def lookup(self, codes: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The records of these codes (in their stored form), by code; a code not stored is left out. One
+        request for up to PAGE_MOST codes (one more for each PAGE_MOST after)."""
+        unique = list(dict.fromkeys(codes))
+        found: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(unique), PAGE_MOST):
+            among = unique[start : start + PAGE_MOST]
+            page = self.request(None, "GET", params={"model": among, "limit": PAGE_MOST}).json()
+            found.update((record["model"], record) for record in page["items"])
+        return found
 
     def get(self, model: str) -> dict[str, Any] | None:
         resp = self.request(None, "GET", f"/{quote(model, safe='')}", missing_ok=True)

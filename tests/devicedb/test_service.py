@@ -106,6 +106,23 @@ def test_get_and_search(api):
     assert requests.get(api, params={"limit": 0}).status_code == 422
 
 
+def test_a_search_among_named_codes_answers_for_many_models_in_one_request(api):
+    for model in ["CPH2223", "CPH2411", "SMG9910", "RMX3371"]:
+        requests.post(api, json={"model": model})
+    named = ["cph2223in", "SM-G9910", "NOPE1", "CPH2223"]
+    page = requests.get(api, params={"model": named, "limit": 100}).json()
+    assert ([r["model"] for r in page["items"]], page["total"]) == (["CPH2223", "SMG9910"], 2)
+    assert page["items"][0] == requests.get(f"{api}/CPH2223").json()  # the record, as a lookup gives it
+    among = requests.get(api, params={"model": ["CPH2223", "CPH2411"], "q": "2411"}).json()
+    assert [r["model"] for r in among["items"]] == ["CPH2411"]
+    not_a_code = requests.get(api, params={"model": ["CPH2223", "C-1"]})
+    assert (not_a_code.status_code, not_a_code.json()["field"]) == (422, "model.1")
+    assert CODE_RULE in not_a_code.json()["rule"]
+    too_many = requests.get(api, params={"model": [f"CPH{n}" for n in range(1000, 1101)]})
+    assert (too_many.status_code, too_many.json()["field"]) == (422, "model")
+    assert "at most 100" in too_many.json()["rule"]
+
+
 def test_a_search_that_finds_nothing_names_the_codes_one_edit_away(api):
     for model in ["RMX3085", "RMX3058", "CPH2437", "PJD110"]:
         requests.post(api, json={"model": model})
