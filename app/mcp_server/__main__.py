@@ -27,6 +27,7 @@ from app.mcp_server.extras import load_extras
 from app.mcp_server.prompts import Prompts
 from app.mcp_server.resources import Resources
 from app.mcp_server.serve import build_server, serve
+from app.mcp_server.settings import mcp_server_settings
 from app.mcp_server.tasks import TASKS
 from app.mcp_server.tools import confirm_through_elicitation
 from tools import default_tools
@@ -46,6 +47,7 @@ def main() -> int:
     args = parser.parse_args()
     settings = Settings()
     try:
+        bounds = mcp_server_settings()
         extras = load_extras(args.with_fixtures)
         with ExitStack() as stack:
             tracing.start(stack)  # when OTEL_EXPORTER_OTLP_ENDPOINT is set: a caller's trace goes on here
@@ -58,9 +60,9 @@ def main() -> int:
             resources = Resources(DeviceModels(service), extras.resources)
             prompts = Prompts({**TASKS, **extras.prompts})
             server = build_server(
-                "tool-use-agent", INSTRUCTIONS, host.registry, caller, resources, prompts, CHANGES
+                "tool-use-agent", INSTRUCTIONS, host.registry, caller, resources, prompts, CHANGES, bounds
             )
-            serve(server, args.http)
+            serve(server, args.http, bounds.session_idle_seconds)
     except ConfigError as e:
         print(f"error: {safe(str(e))}", file=sys.stderr)
         return 2

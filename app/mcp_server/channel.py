@@ -28,6 +28,12 @@ Request = ServerRequestContext[Any, Any]
 Log = Callable[[Request, str, Any, str], Coroutine[Any, Any, None]]  # (request, level, data, logger)
 
 
+def connection_of(ctx: Request) -> str:
+    """The client's connection: its HTTP session id, "" on stdio (one client per server process)."""
+    headers = getattr(ctx.request, "headers", None)
+    return (headers.get("mcp-session-id") if headers is not None else None) or ""
+
+
 def without_back_channel(ctx: Request) -> bool:
     """The request speaks the 2026-07-28 revision: questions go back in the call's result."""
     return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS

@@ -3,7 +3,9 @@
 The tutorial's first MCP capability, Resources ("资源：让模型读取的数据"). `Resources` serves, for any
 project, the resources of one `ResourceSource` (kept elsewhere, e.g. a database behind HTTP: listed by
 page, read by URI) and any number of `TextResource`s written in code, listed first. A source that fails
-answers the request with an MCP error; a URI nobody serves is the spec's "resource not found".
+answers the request with an MCP error; a URI nobody serves is the spec's "resource not found". For the
+subscriptions' watch, a resource has one canonical URI however a client spells it (`canonical`), and many
+are read at once (`texts`: one question to the source).
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ class ResourceSource(Protocol):
         """The resource at `uri`; None when it is not one of this source's."""
         ...
 
+    def canonical(self, uri: str) -> str | None:
+        """The one URI of the resource `uri` names, however spelled; None when not one of this source's."""
+        ...
+
+    def texts(self, uris: Sequence[str]) -> dict[str, str]:
+        """The texts of the resources at these canonical URIs, from one question to where they are kept (as
+        `read` gives them); one that is not there is left out."""
+        ...
+
     def complete(self, ref: Reference, argument: types.CompletionArgument) -> tuple[list[str], int] | None:
         """(values, total) for an argument this source completes; None for any other argument."""
         ...
@@ -66,6 +77,9 @@ class TextResource:
         return types.ResourceTemplate(
             uri_template=self.uri, name=self.name, description=self.description, mime_type=self.mime_type
         )
+
+    def serves(self, uri: str) -> bool:
+        return UriTemplate.parse(self.uri).match(uri) is not None
 
     def read(self, uri: str) -> types.TextResourceContents | None:
         variables = UriTemplate.parse(self.uri).match(uri)
@@ -103,6 +117,28 @@ class Resources:
         if contents is None:
             raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
         return types.ReadResourceResult(contents=[contents])
+
+    def canonical(self, uri: str) -> str | None:
+        """The one URI of the resource `uri` names (a resource written in code has only its own); None when
+        nobody here serves it."""
+        if any(r.serves(uri) for r in self.extra):
+            return uri
+        return self.source.canonical(uri) if self.source is not None else None
+
+    async def texts(self, uris: Sequence[str]) -> dict[str, str]:
+        """The texts of the resources at these canonical URIs; one that is not there is left out. The
+        source's are read in one question; a source that fails raises an MCP error."""
+        found: dict[str, str] = {}
+        elsewhere = []
+        for uri in uris:
+            contents = next((c for r in self.extra if (c := r.read(uri)) is not None), None)
+            if contents is None:
+                elsewhere.append(uri)
+            else:
+                found[uri] = contents.text
+        if elsewhere:
+            found.update(await self._ask(lambda s: s.texts(elsewhere), {}))
+        return found
 
     async def complete(self, ctx: object, params: types.CompleteRequestParams) -> types.CompleteResult:
         found = await self._ask(lambda s: s.complete(params.ref, params.argument), None)

@@ -30,6 +30,8 @@ from agent.types import ToolContext
 from app.mcp_server.events import MemoryEventStore
 from app.mcp_server.prompts import Prompts
 from app.mcp_server.resources import Resources
+from app.mcp_server.settings import McpServerSettings
+from app.mcp_server.subscribers import Subscribers
 from app.mcp_server.subscriptions import Subscriptions
 from app.mcp_server.tools import ToolHandlers
 
@@ -56,12 +58,16 @@ def build_server(
     resources: Resources | None = None,
     prompts: Prompts | None = None,
     changes: Mapping[str, tuple[str, ...]] | None = None,
+    settings: McpServerSettings | None = None,
 ) -> Server:
     """The server of `registry`'s tools, run for `host` (whose identity and permissions every call gets);
-    `changes`: the resources (URIs, URI templates) each tool's successful runs change."""
+    `changes`: the resources (URIs, URI templates) each tool's successful runs change; `settings`: its
+    bounds (the defaults when None)."""
+    settings = settings or McpServerSettings()
     bus = InMemorySubscriptionBus()
     resources = resources or Resources()
-    subscriptions = Subscriptions(resources, bus)
+    holders = Subscribers(settings.subscriptions_per_session, settings.subscriptions)
+    subscriptions = Subscriptions(resources, bus, holders)
     tools = ToolHandlers(registry, host, changes or {}, bus, subscriptions.check_soon)
     prompts = prompts or Prompts({})
     server = ResourcefulServer(
@@ -101,14 +107,18 @@ class ResourcefulServer(Server):
         return super().create_initialization_options(announced, experimental_capabilities, extensions)
 
 
-def serve(server: Server, http_port: int | None) -> None:
-    """Run `server` until its client leaves (stdio) or the process is stopped (HTTP on `http_port`)."""
+def serve(server: Server, http_port: int | None, idle_seconds: float | None = None) -> None:
+    """Run `server` until its client leaves (stdio) or the process is stopped (HTTP on `http_port`, where
+    a session idle for `idle_seconds` ends: the default setting's when None)."""
     if http_port is None:
         anyio.run(_serve_stdio, server)
         return
     import uvicorn
 
-    app = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=RETRY_MS)
+    idle = idle_seconds or McpServerSettings().session_idle_seconds
+    app = server.streamable_http_app(
+        event_store=MemoryEventStore(), retry_interval=RETRY_MS, session_idle_timeout=idle
+    )
     uvicorn.run(app, host="127.0.0.1", port=http_port, log_level="warning")
 
 

@@ -5,74 +5,96 @@ The Resources capability's subscriptions: a client of the 2025 revisions sends `
 `resources/unsubscribe` (its connection hears `notifications/resources/updated`); one of 2026-07-28 names
 the URIs in its `subscriptions/listen` stream, and closing the stream unsubscribes. A resource may change
 where this server does not see it (another client of the device service), so the server watches what
-is subscribed: it reads each such resource again every `every` seconds — at once after one of its own
-tools changed resources — and tells the subscribers of each whose text changed (deleted counts too).
-A URI nobody serves is the spec's "resource not found", in both revisions. A 2025 session that ends
-without unsubscribing stays on the list until the server stops (the SDK tells a server no session's end);
-what is sent to it is dropped.
+is subscribed: every `every` seconds — at once after one of its own tools changed resources — it reads
+all the subscribed resources in one question to their source, and tells the subscribers of each whose
+text changed (deleted counts too). A resource is watched once however its URI is spelled (its canonical
+URI, `Resources.canonical`); each subscriber hears of it under the URI it used. A URI nobody serves is
+the spec's "resource not found", in both revisions. Who holds what, and the bounds on it, are
+`subscribers.py`'s. A 2025 session's subscriptions end with the session: when the client deletes it, when
+it has been idle too long (the HTTP session manager ends it), when the client leaves stdio, and when a
+notification to it fails (raises, or is not taken within `send_within` seconds).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.server.session import ServerSession
+from anyio.abc import TaskGroup
+from mcp.server.connection import Connection
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, SubscriptionBus
 from mcp.shared.exceptions import MCPError
 
 from app.mcp_server.channel import Request
 from app.mcp_server.resources import RESOURCE_NOT_FOUND, Resources
+from app.mcp_server.subscribers import Subscribers
 
 EVERY = 1.0  # seconds between two readings of the subscribed resources
+SEND_WITHIN = 5.0  # seconds a notification may take to reach a 2025 session before the send counts as failed
 
 
-def connection_of(ctx: Request) -> str:
-    """The client's connection: its HTTP session id, "" on stdio (one client per server process)."""
-    headers = getattr(ctx.request, "headers", None)
-    return (headers.get("mcp-session-id") if headers is not None else None) or ""
+class ListenStream:
+    """One subscriptions/listen stream, as a holder of subscriptions."""
 
 
 class Subscriptions:
     """resources/subscribe and resources/unsubscribe, the listen streams' URIs, and the watch over them."""
 
-    def __init__(self, resources: Resources, bus: SubscriptionBus, every: float = EVERY) -> None:
-        self.resources, self.bus, self.every = resources, bus, every
-        self._sessions: dict[str, dict[str, ServerSession]] = {}  # URI -> connection -> its session (2025)
-        self._listening: Counter[str] = Counter()  # URI -> open listen streams that name it (2026-07-28)
-        self._seen: dict[str, str | None] = {}  # URI -> its text when last read (None: not there)
+    def __init__(
+        self,
+        resources: Resources,
+        bus: SubscriptionBus,
+        holders: Subscribers,
+        every: float = EVERY,
+        send_within: float = SEND_WITHIN,
+    ) -> None:
+        self.resources, self.bus, self.holders = resources, bus, holders
+        self.every, self.send_within = every, send_within
+        self._seen: dict[str, str | None] = {}  # canonical URI watched -> its text last read (None: gone)
+        self._ending: set[Connection] = set()  # the 2025 sessions whose end releases what they hold
         self._soon: anyio.Event | None = None  # set: read now (made on the server's loop, by the watch)
+        self._sending: TaskGroup | None = None  # the watch's: notifications to sessions go out on it
 
     async def subscribe(self, ctx: Request, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        uri = str(params.uri)
-        await self._start_watching(uri)
-        self._sessions.setdefault(uri, {})[connection_of(ctx)] = ctx.session
+        uri, session = str(params.uri), session_of(ctx)
+        self.holders.room(session, [uri], "session")  # refused before anything is read
+        try:
+            self.holders.hold(session, await self._start_watching([uri]), "session")
+        finally:
+            self._forget_unheld()
+        if session not in self._ending:
+            self._ending.add(session)
+            session.exit_stack.callback(self.end, session)
         return types.EmptyResult()
 
     async def unsubscribe(self, ctx: Request, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
-        uri = str(params.uri)
-        self._sessions.get(uri, {}).pop(connection_of(ctx), None)
-        self._forget_unwatched(uri)
+        self.holders.release(session_of(ctx), str(params.uri))
+        self._forget_unheld()
         return types.EmptyResult()
+
+    def end(self, session: Connection) -> None:
+        """The session has ended: nothing is watched or sent for it any more."""
+        self._ending.discard(session)
+        self.holders.release(session)
+        self._forget_unheld()
 
     def listen(self, handler: ListenHandler) -> Any:
         """`handler` (the SDK's subscriptions/listen), the URIs of each stream watched while it is open."""
 
         async def watched_listen(ctx: Request, params: types.SubscriptionsListenRequestParams) -> Any:
             uris = list(dict.fromkeys(params.notifications.resource_subscriptions or ()))
-            for uri in uris:
-                await self._start_watching(uri)
-            self._listening.update(uris)
+            stream = ListenStream()
             try:
+                if uris:
+                    self.holders.room(stream, uris, "stream")
+                    self.holders.hold(stream, await self._start_watching(uris), "stream")
                 return await handler(ctx, params)
-            finally:
-                self._listening.subtract(uris)
-                for uri in uris:
-                    self._forget_unwatched(uri)
+            finally:  # the stream has ended, or its connection closed (which cancels the handler)
+                self.holders.release(stream)
+                self._forget_unheld()
 
         return watched_listen
 
@@ -85,9 +107,11 @@ class Subscriptions:
     async def watching(self, server: object) -> AsyncIterator[dict[str, Any]]:
         """The server's lifespan: the watch runs as long as the server does."""
         async with anyio.create_task_group() as group:
+            self._sending = group
             group.start_soon(self._watch)
             yield {}
             group.cancel_scope.cancel()
+        self._sending = None
 
     async def _watch(self) -> None:
         while True:
@@ -98,37 +122,65 @@ class Subscriptions:
 
     async def check(self) -> None:
         """Tell the subscribers of each watched resource whose text is not the one last read."""
-        for uri in list(self._seen):
-            try:
-                text = await self._text(uri)
-            except MCPError:
-                continue  # the source failed: nothing is known to have changed; the next reading tells
-            if uri in self._seen and text != self._seen[uri]:
-                self._seen[uri] = text
+        watched = list(self._seen)
+        if not watched:
+            return
+        try:
+            texts = await self.resources.texts(watched)  # one question, however many are watched
+        except MCPError:
+            return  # the source failed: nothing is known to have changed; the next reading tells
+        for uri in watched:
+            if uri in self._seen and texts.get(uri) != self._seen[uri]:
+                self._seen[uri] = texts.get(uri)
                 await self._tell(uri)
 
-    async def _tell(self, uri: str) -> None:
-        await self.bus.publish(ResourceUpdated(uri=uri))  # the listen streams that name it (2026-07-28)
-        for session in list(self._sessions.get(uri, {}).values()):
-            await session.send_resource_updated(uri)  # on the connection's own stream (2025)
+    async def _tell(self, canonical: str) -> None:
+        heard = self.holders.of(canonical)
+        for uri in sorted({uri for holder, uri in heard if isinstance(holder, ListenStream)}):
+            await self.bus.publish(ResourceUpdated(uri=uri))  # the listen streams that name it (2026-07-28)
+        for holder, uri in heard:
+            if isinstance(holder, Connection):  # on the session's own stream (2025)
+                if self._sending is None:
+                    await self._send(holder, uri)
+                else:
+                    self._sending.start_soon(self._send, holder, uri)  # a slow session delays no other
 
-    async def _start_watching(self, uri: str) -> None:
-        text = await self._text(uri)
-        if text is None:
-            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
-        self._seen.setdefault(uri, text)  # already watched: a change since its last reading is told to all
+    async def _send(self, session: Connection, uri: str) -> None:
+        with anyio.move_on_after(self.send_within):
+            try:
+                await session.send_resource_updated(uri)
+                return
+            except Exception:  # fan-out boundary: whatever broke, this session is not reached
+                pass
+        self.end(session)
 
-    def _forget_unwatched(self, uri: str) -> None:
-        if not self._sessions.get(uri) and self._listening[uri] <= 0:
-            self._sessions.pop(uri, None)
-            self._listening.pop(uri, None)
-            self._seen.pop(uri, None)
+    async def _start_watching(self, uris: Sequence[str]) -> dict[str, str]:
+        """URI as spelled -> the canonical URI of its resource, now watched; "resource not found" for the
+        first that names none. They are read in one question."""
+        named = {}
+        for uri in uris:
+            canonical = self.resources.canonical(uri)
+            if canonical is None:
+                raise _not_found(uri)
+            named[uri] = canonical
+        texts = await self.resources.texts(sorted(set(named.values())))
+        for uri, canonical in named.items():
+            if canonical not in texts:
+                raise _not_found(uri)
+            self._seen.setdefault(canonical, texts[canonical])  # watched: a change since is told to all
+        return named
 
-    async def _text(self, uri: str) -> str | None:
-        try:
-            read = await self.resources.read(None, types.ReadResourceRequestParams(uri=uri))
-        except MCPError as e:
-            if e.code == RESOURCE_NOT_FOUND:
-                return None
-            raise
-        return "".join(getattr(c, "text", "") or getattr(c, "blob", "") for c in read.contents)
+    def _forget_unheld(self) -> None:
+        held = self.holders.watched()
+        for canonical in [c for c in self._seen if c not in held]:
+            del self._seen[canonical]
+
+
+def session_of(ctx: Request) -> Connection:
+    """The connection a 2025 request came on: its session, whose `exit_stack` the SDK unwinds when it ends.
+    The low-level server's request context does not carry it yet; the request's ServerSession does."""
+    return ctx.session._connection
+
+
+def _not_found(uri: str) -> MCPError:
+    return MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})

@@ -34,11 +34,11 @@ from app.mcp_server.channel import (
     Request,
     ask_person,
     can_ask_person,
+    connection_of,
     progress_reported,
     without_back_channel,
 )
 from app.mcp_server.rounds import Rounds
-from app.mcp_server.subscriptions import connection_of
 
 _request: ContextVar[Request] = ContextVar("mcp_request")  # the call being run
 _rounds: ContextVar[Rounds] = ContextVar("mcp_rounds")  # its answers from earlier rounds (2026-07-28)

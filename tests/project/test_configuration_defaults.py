@@ -10,6 +10,7 @@ from pydantic_settings import BaseSettings
 
 from agent.config import Settings
 from app.mcp.settings import McpSettings
+from app.mcp_server.settings import McpServerSettings
 from app.models.embedded.plugin import EmbeddedSettings
 from app.serve.settings import ServeSettings
 from tests.conftest import ROOT
@@ -32,7 +33,7 @@ def defaults(*kinds: type[BaseSettings]) -> dict[str, object]:
 
 @pytest.mark.parametrize("page", ["configuration.en.md", "configuration.md"])
 def test_each_default_the_table_gives_is_the_settings_default(page: str) -> None:
-    held = defaults(Settings, ServeSettings, DeviceSettings, McpSettings, EmbeddedSettings)
+    held = defaults(Settings, ServeSettings, DeviceSettings, McpSettings, McpServerSettings, EmbeddedSettings)
     checked = []
     for names, given in ROW.findall((ROOT / "docs" / page).read_text(encoding="utf-8")):
         variables = re.findall(r"`([A-Z_]+)`", names.split("|")[0])
@@ -52,6 +53,9 @@ def test_each_default_the_table_gives_is_the_settings_default(page: str) -> None
         "SERVE_PEER_SECONDS",
         "LLM_TIMEOUT",
         "DEVICE_DB",
+        "MCP_SUBSCRIPTIONS_PER_SESSION",
+        "MCP_SUBSCRIPTIONS",
+        "MCP_SESSION_IDLE_SECONDS",
     }
     assert wanted | {"AUDIT_LOG"} <= set(checked)
 
