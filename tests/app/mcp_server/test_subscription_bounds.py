@@ -7,6 +7,8 @@ is gone: its 2025 session deleted or left idle, its 2026-07-28 listen stream clo
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
 import time
 
 import anyio
@@ -19,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from app.mcp_server.subscriptions import EVERY
 from tests.app.mcp_server.test_server import add
 from tests.app.mcp_server.test_subscriptions import FIND, RENO, Heard, rename_through_the_service
-from tests.conftest import start_http_server
+from tests.conftest import ROOT, clean_env, start_http_server
 from tests.support.recording_proxy import RecordingProxy, codes_asked
 
 pytestmark = pytest.mark.filterwarnings("ignore:resources/(un)?subscribe is removed")
@@ -201,3 +203,20 @@ def test_a_closed_listen_stream_releases_its_models(tmp_path, device_service, pr
     assert codes_in(once_closed) == {"CPH2411"}, once_closed
     assert each_a_lookup_of(while_open, {"CPH2223", "CPH2411"}), while_open
     assert each_a_lookup_of(once_closed, {"CPH2411"}), once_closed
+
+
+def test_a_bound_that_is_no_bound_stops_the_server_in_one_line(tmp_path):
+    env = clean_env(MCP_SUBSCRIPTIONS="0", ADD_MODEL_URL="http://127.0.0.1:9/api/models")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.mcp_server"],
+        cwd=ROOT,
+        env={**env, "AUDIT_LOG": str(tmp_path / "audit.jsonl")},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "error: MCP_SUBSCRIPTIONS: Input should be greater than or equal to 1 (given '0')"
+    ]
