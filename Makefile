@@ -102,7 +102,8 @@ trace-screenshot: install phoenix chromium
 	mkdir -p $(SCREENSHOTS)
 	TRACE_SCREENSHOT=$(SCREENSHOTS)/trace.png $(PY) -m pytest -q tests/project/test_trace_store.py -k one_trace
 
-# The documentation site (docs/, mkdocs.yml) into site/; --strict turns any warning into a failure.
+# The documentation site (docs/, mkdocs.yml) into site/; --strict turns any warning into a failure. Its pages
+# work opened from disk too (site/index.html: navigation and search), as served.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 

@@ -28,12 +28,14 @@ def test_the_site_builds_strictly_in_both_languages(tmp_path):
     assert done.returncode == 0, log
     assert "WARNING" not in log, log
     pages = [p.name.removesuffix(".md") for p in PAGES[1:] if not p.name.endswith(".en.md")]
-    for page in pages:
-        folder = "" if page == "index" else f"{page}/"
-        assert (site / folder / "index.html").is_file(), page
-        assert (site / "en" / folder / "index.html").is_file(), page
-    assert "宿主守住的规则" in (site / "rules" / "index.html").read_text(encoding="utf-8")
-    assert "The host holds the rules" in (site / "en" / "rules" / "index.html").read_text(encoding="utf-8")
+    for page in pages:  # NAME.html, not NAME/index.html: from disk, a link to a folder opens its listing
+        assert (site / f"{page}.html").is_file(), page
+        assert (site / "en" / f"{page}.html").is_file(), page
+    assert "宿主守住的规则" in (site / "rules.html").read_text(encoding="utf-8")
+    assert "The host holds the rules" in (site / "en" / "rules.html").read_text(encoding="utf-8")
+    # the offline plugin's index for file://, made from both languages' (mkdocs.yml lists it after i18n)
+    index = (site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert (site / "search" / "search_index.js").read_text(encoding="utf-8") == f"var __index = {index}"
     assert (site / "assets" / "screenshots" / "trace.png").stat().st_size > 30_000
 
 
