@@ -26,9 +26,15 @@ from jsonschema.exceptions import ValidationError
 from agent.types import DeadlineError, TokenBudgetError, ToolContext
 
 TRUNCATION_MARK = "…[truncated: {n} more characters]"
+# bidirectional embeddings, overrides and isolates: the text around them reads in another order than it is
+_BIDI = "\u202a-\u202e\u2066-\u2069"
 _ESCAPES = re.compile(  # ESC sequences, then any C0 or C1 control (U+0080-U+009F: CSI, OSC, DCS, NEL...)
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f-\x9f"
+    + _BIDI
+    + "]"
 )
+# for one line of a log: every control (newlines and tabs too), the line and paragraph separators, bidi
+_UNSEEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029" + _BIDI + "]")
 
 
 @dataclass(frozen=True)
@@ -198,10 +204,17 @@ HOST_MARK = "⚠"  # begins the host's own questions to the person; no other tex
 
 
 def safe(text: str) -> str:
-    """Text for a person's screen: terminal escape sequences and control characters removed (newlines and
-    tabs kept), and the host's own question mark replaced, so nothing can pass for the host asking.
-    Everything from a model, a tool or a server passes through it before it is shown."""
+    """Text for a person's screen: terminal escape sequences, control characters and bidi controls removed
+    (newlines and tabs kept), and the host's own question mark replaced, so nothing can pass for the host
+    asking. Everything from a model, a tool or a server passes through it before it is shown."""
     return _ESCAPES.sub("", text).replace(HOST_MARK, "!")
+
+
+def visible(text: str) -> str:
+    """Text for one line of a log: each control character (a newline and a tab too), line or paragraph
+    separator and bidi control written as its escape (`\\n`, `\\x1b`, `\\u202e`), so what was sent shows
+    and acts on nothing: no line forged after a newline, no terminal driven, no text reordered."""
+    return _UNSEEN.sub(lambda found: ascii(found.group())[1:-1], text)
 
 
 def envelope_of(content: str) -> dict[str, Any]:

@@ -55,7 +55,10 @@ class BackgroundService:
 
         from devicedb.app import create_app
 
-        config = uvicorn.Config(create_app(self.store, self.token), log_level="warning", access_log=False)
+        app = create_app(self.store, self.token)
+        # the process's logging is its own (the served agent's makes each record one escaped line): uvicorn
+        # sets its loggers' levels, and no handlers
+        config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False)
         self._server = uvicorn.Server(config)
         thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         thread.start()

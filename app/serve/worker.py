@@ -19,7 +19,7 @@ from fastapi import FastAPI
 
 from agent import tracing
 from app.host import Front, build_host
-from app.serve import approvals, durable
+from app.serve import approvals, durable, logs
 from app.serve.app import create_app
 from app.serve.conversations import ConversationStore
 from app.serve.database import open_agent_database
@@ -36,12 +36,15 @@ THREADS = 64  # turns one worker runs at once (each waits on the model and the t
 
 def run_worker(sock: socket.socket, plan: Plan, slot: int = 0) -> None:
     """Worker `slot`: uvicorn serving the app on the shared socket."""
+    logs.configure()  # first: every record it writes is one escaped line
     exit_on_sigterm()  # what the worker started stops, and its last spans leave
     with ExitStack() as stack:
         serving = plan.serving
         app = allowed_hosts(worker_app(plan, stack, slot), serving.serve_allowed_hosts)
         options = uvicorn_options(serving.serve_max_connections)
-        config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=10, **options)
+        config = uvicorn.Config(
+            app, log_config=None, log_level="info", timeout_graceful_shutdown=10, **options
+        )  # its loggers' handlers are logs.py's
         uvicorn.Server(config).run(sockets=[sock])
 
 

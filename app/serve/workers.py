@@ -15,6 +15,7 @@ from agent import tracing
 from agent.config import Settings
 from agent.function_tool import FunctionTool
 from app.host import check_mcp_servers_for_several
+from app.serve import logs
 from app.serve.database import open_agent_database
 from app.serve.settings import ServeSettings
 from plumbing.sockets import listening_socket
@@ -51,6 +52,7 @@ def serve(
     workers: int = 1,
 ) -> None:
     """Serve until SIGTERM or Ctrl-C. Starts the shared parts, then the workers."""
+    logs.configure()  # first: every record the parent writes is one escaped line (each worker's: worker.py)
     if workers > 1 and not settings.llm_base_url:
         print(ONE_WORKER, file=sys.stderr, flush=True)
         workers = 1

@@ -111,9 +111,11 @@ class ServedAgent:
         assert self.process is not None
         return self.process.pid if self.fresh else zygote.forked_for(self.process)
 
-    def log(self) -> str:
+    def log(self, tail: int | None = 4000) -> str:
+        """What the server wrote (stdout and stderr): its last `tail` bytes, or all of it (None)."""
         self._log.seek(0)
-        return self._log.read()[-4000:].decode(errors="replace")
+        written = self._log.read()
+        return written[-tail if tail else 0 :].decode(errors="replace")
 
     def query(self, sql: str, params: tuple = ()) -> list[tuple]:
         """Rows of `sql` on the agent's database."""
