@@ -105,8 +105,9 @@ def execute_tool(
     run: Callable[Concatenate[Any, Any, Any, P], R],
 ) -> Callable[Concatenate[Any, Any, Any, P], R]:
     """`execute_tool {name}` around one tool call, `run(registry, ctx, tool_call, ...)` returning the
-    envelope (or an Executed, which holds it): a failed envelope marks the span an error. The host's
-    decision arrives with the audit line (`audit_fields`)."""
+    envelope (or an Executed, which holds it): a failed envelope marks the span an error. Whether the
+    registry has a tool of that name is `agent.tool.registered` (a name the model made up is its own words);
+    the host's decision arrives with the audit line (`audit_fields`)."""
 
     @functools.wraps(run)
     def traced(registry: Any, ctx: Any, tool_call: Any, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -119,6 +120,7 @@ def execute_tool(
             "gen_ai.tool.name": name,
             "gen_ai.tool.call.id": tool_call.get("id") or "",
             "gen_ai.tool.type": "function",
+            "agent.tool.registered": registry.get(name) is not None,
         }
         with _span(tracer, f"execute_tool {name}", "INTERNAL", attributes) as span:
             _content(span, "gen_ai.tool.call.arguments", tool_call.get("args"))

@@ -4,7 +4,9 @@ case through the real host on a fresh device database, scored by pydantic-evals 
 `--bfcl N`, also BFCL's single-turn categories through the same host, grounding on and off, scored by
 bfcl-eval's own checker in its venv (`bfcl_run`).
 
-Markdown to stdout (or `--md FILE`), figures per part and category to `--json FILE`. `--floors docs` fails
+Markdown to stdout (or `--md FILE`), figures per part and category to `--json FILE`, every text from the
+model or its endpoint through `safe()` first; its spans, as an allowlist keeps them (scorecard_export), to a
+trace store when OTEL_EXPORTER_OTLP_ENDPOINT is set. `--floors docs` fails
 (exit 1) when a part run in full passes fewer cases than docs/embedded states (`agent_eval.FLOORS`: the
 embedded model's figures), `--floors all` when any case fails, or BFCL with grounding off is under 100%
 (the scripted control's figures).
@@ -18,9 +20,10 @@ import os
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.config import Settings
+from agent.guards import safe
 from agent.tracing import CAPTURE_CONTENT
 from agent.types import ConfigError
 from app.models.provider import choose_model
@@ -28,11 +31,14 @@ from benchmarks import bfcl_run
 from benchmarks.agent_eval import FLOORS
 from benchmarks.eval_spec import FILES, part
 from benchmarks.scorecard_cases import cases
-from benchmarks.scorecard_events import TurnSpans, emit, export_if_asked
+from benchmarks.scorecard_events import TurnSpans, emit, export
 from benchmarks.scorecard_markdown import markdown
 from benchmarks.scorecard_run import CaseRunner
 from benchmarks.scorecard_summary import quotes_prompts, summarize
 from plumbing import telemetry
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.export import SpanExporter
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -75,9 +81,10 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def record_spans() -> tuple[Any, TurnSpans]:
+def record_spans(exporter: SpanExporter | None = None) -> tuple[Any, TurnSpans]:
     """Keep the agent's spans in memory, arguments included, where pydantic-evals reads them; note each
-    case's turn; and send them to a trace store when one is configured (scorecard_events)."""
+    case's turn; and send what the allowlist keeps of them to `exporter`, or to a trace store when one is
+    configured (scorecard_events)."""
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
 
@@ -85,7 +92,7 @@ def record_spans() -> tuple[Any, TurnSpans]:
     turns = TurnSpans()
     provider.add_span_processor(turns)
     try:
-        export_if_asked(provider)
+        export(provider, exporter)
     except telemetry.TracingUnavailable as e:
         raise ConfigError(str(e)) from None
     trace.set_tracer_provider(provider)
@@ -94,25 +101,25 @@ def record_spans() -> tuple[Any, TurnSpans]:
     return provider, turns
 
 
-def scorecard(args: argparse.Namespace) -> dict[str, Any]:
+def scorecard(args: argparse.Namespace, exporter: SpanExporter | None = None) -> dict[str, Any]:
     from pydantic_evals import Dataset
 
     names = list(FILES) if args.part is None else args.part
     settings = Settings()
-    provider, turns = record_spans()
+    provider, turns = record_spans(exporter)
     parts: dict[str, Any] = {}
     errors: list[str] = []
     bfcl: dict[str, Any] | None = None
     with ExitStack() as stack:
         stack.callback(provider.shutdown)  # the last spans and events are sent, whatever happened
         choice = choose_model(settings, stack)
-        print(f"evaluating {choice.description} ...", file=sys.stderr, flush=True)
+        print(f"evaluating {safe(choice.description)} ...", file=sys.stderr, flush=True)
         if names:
             dataset = Dataset(name="device job", cases=list(cases(names, args.limit)))
             report = dataset.evaluate_sync(
                 CaseRunner(settings, choice, turns), max_concurrency=1, progress=False, repeat=args.k
             )
-            emit(report, provider.get_tracer("benchmarks.scorecard"), quotes_prompts)
+            emit(report, provider.get_tracer("benchmarks.scorecard"))
             parts = summarize(report, names, args.k)
             errors = [_error(failure) for failure in report.failures]
         if args.bfcl != 0:
@@ -152,9 +159,23 @@ def below_floors(card: dict[str, Any], floors: str | None) -> list[str]:
     return problems + [f"a case could not run: {error}" for error in card["errors"]]
 
 
-def main(argv: list[str]) -> int:
+def shown(value: Any) -> Any:
+    """`value` (the card) with every text in it, keys too, through `safe`: a model's answer, the tool names
+    it chose, an endpoint's error, its model's name. No escape sequence, control or bidi character is
+    printed or written."""
+    if isinstance(value, str):
+        return safe(value)
+    if isinstance(value, dict):
+        return {shown(key): shown(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [shown(item) for item in value]
+    return value
+
+
+def main(argv: list[str], exporter: SpanExporter | None = None) -> int:
+    """`exporter`: where the spans go, as the allowlist keeps them (by default over OTLP, when configured)."""
     args = parse_args(argv)
-    card = scorecard(args)
+    card = shown(scorecard(args, exporter))
     text = markdown(card)
     if args.md:
         args.md.write_text(text, encoding="utf-8")

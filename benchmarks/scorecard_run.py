@@ -37,6 +37,7 @@ class Turn:
     rows: frozenset[tuple[Any, ...]]  # the device database afterwards: (model, marketName, marketNameEn)
     when: tuple[float, float]  # the turn's start and end (epoch seconds): a time answer is of then
     span: Any = None  # the turn's `invoke_agent` span context, which the results' events are parented to
+    registered: frozenset[str] = frozenset()  # the names of the tools the host had
 
     @property
     def ran(self) -> list[str]:
@@ -82,7 +83,8 @@ class CaseRunner:
             _count(agent.memory.history())
         lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
         span = self.turns.last if self.turns else None
-        return Turn(answer, lines, frozenset(), (started, time.time()), span)
+        registered = frozenset(tool.name for tool in host.registry.tools())
+        return Turn(answer, lines, frozenset(), (started, time.time()), span, registered)
 
 
 def _row(code: str, name: str) -> dict[str, str]:

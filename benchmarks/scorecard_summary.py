@@ -1,7 +1,8 @@
 """The scorecard's figures: a pydantic-evals report, summed up per part and per category (the spec's kind),
 runs of one case (`--k`) taken together for pass^k, and the failing cases' expected and actual
-trajectories. What a held-out part's summary holds never quotes its prompts: ids, kinds, tool names,
-and the names of the checks that failed."""
+trajectories. What a held-out part's summary holds never quotes its prompts: ids, kinds, the names of
+registered tools (a name the model made up, which can be the prompt's words, is UNREGISTERED), and the
+names of the checks that failed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pydantic_evals.reporting import EvaluationReport, ReportCase
 
 from benchmarks.agent_eval import MINED
 from benchmarks.eval_spec import FILES, GOLDEN
+from benchmarks.scorecard_export import UNREGISTERED
 
 CHECKS = ("success", "trajectory exact", "trajectory in_order", "trajectory any_order", "arguments")
 CHECKS += ("abstention", "grounded")
@@ -116,13 +118,16 @@ def _failure(name: str, case_id: str, cases: list[ReportCase[Any, Any, Any]]) ->
         "kind": case.metadata["kind"],
         "expected": list(case.inputs.tools),
         "actual": case.output.ran,
-        "attempted": case.output.attempted,
+        "attempted": case.output.attempted,  # every call, whatever the host decided
         "failed": failed,
         "failed_runs": sum(_value(c, "success") is not True for c in cases),
     }
     if quotes_prompts(name):
         reasons = [f"{check}: {r.reason}" for check in failed if (r := _result(case, check)) and r.reason]
         found |= {"prompt": case.inputs.text, "answer": case.output.answer[:300], "why": reasons}
+    else:  # a name the model made up can be the prompt's words
+        known = case.output.registered
+        found["attempted"] = [tool if tool in known else UNREGISTERED for tool in found["attempted"]]
     return found
 
 

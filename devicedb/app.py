@@ -26,7 +26,12 @@ MAX_BODY_BYTES = 64 * 1024
 
 def create_app(store: DeviceStore, token: str | None = None) -> FastAPI:
     """The service; `token`: the service token every write needs (auth.py; None: writes are open)."""
-    app = FastAPI(title="devicedb", description="Phone model codes behind ADD_MODEL_URL", version="2")
+    app = FastAPI(
+        title="devicedb",
+        description="Phone model codes behind ADD_MODEL_URL",
+        version="2",
+        **telemetry.fastapi_options(FastAPI),
+    )
     app.add_middleware(BodyGate, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(WriteGate, token=token)
     app.add_middleware(HeadAsGet)

@@ -10,6 +10,7 @@ that provider.
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 from collections.abc import Iterator
@@ -97,6 +98,16 @@ def _new_provider(service_name: str) -> Any:
     SQLite3Instrumentor().instrument()
     PsycopgInstrumentor().instrument()
     return provider
+
+
+def fastapi_options(fastapi: type[FastAPI]) -> dict[str, Any]:
+    """What every FastAPI app of the project is made with: FastAPI's own telemetry off. A recent FastAPI
+    (0.165 has it) traces each request by itself, its path and query included, into whatever provider the
+    process has set (the scorecard's, which exports); a service's spans are the project's alone
+    (`instrument`), or none. `fastapi`: the FastAPI class (the caller's: this module imports none)."""
+    if "telemetry" not in inspect.signature(fastapi).parameters:  # an older FastAPI has none of its own
+        return {}
+    return {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
 
 
 def instrument(app: FastAPI) -> None:

@@ -14,6 +14,7 @@ from app.serve.errors import NotFound, RequestError, answer, error_body
 from app.serve.hardening import AnswerHeaders
 from app.serve.limits import BodyGate
 from app.serve.service import Service
+from plumbing import telemetry
 from plumbing.sql import DatabaseUnavailable
 
 
@@ -25,6 +26,7 @@ def create_app(service: Service) -> FastAPI:
         version="1",
         docs_url=None,
         redoc_url=None,
+        **telemetry.fastapi_options(FastAPI),  # its spans are the project's (agent/tracing.py's `serve`)
     )
     app.state.service = service
     app.add_middleware(BodyGate, limits=service.limits)

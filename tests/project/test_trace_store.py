@@ -91,6 +91,7 @@ def test_a_turn_with_a_tool_call_is_one_trace_in_the_store(tmp_path, fake_llm, t
         "gen_ai.tool.name": ADD,
         "gen_ai.tool.call.id": "call_1",
         "gen_ai.tool.type": "function",
+        "agent.tool.registered": True,
         "agent.tool.decision": "ran",
     }
     assert tool["status_code"] != "ERROR"
