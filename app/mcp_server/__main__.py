@@ -66,6 +66,8 @@ def main() -> int:
     except ConfigError as e:
         print(f"error: {safe(str(e))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down, and passes the signal on
+        return 130
     return 0
 
 

@@ -34,6 +34,7 @@ from app.mcp_server.settings import McpServerSettings
 from app.mcp_server.subscribers import Subscribers
 from app.mcp_server.subscriptions import Subscriptions
 from app.mcp_server.tools import ToolHandlers
+from plumbing.sockets import listening_socket
 
 RETRY_MS = 1000  # how long a client waits before reconnecting to a dropped stream
 # the spec of 2026-07-28 deprecates logging; this server still serves the clients of the versions before
@@ -108,18 +109,21 @@ class ResourcefulServer(Server):
 
 
 def serve(server: Server, http_port: int | None, idle_seconds: float | None = None) -> None:
-    """Run `server` until its client leaves (stdio) or the process is stopped (HTTP on `http_port`, where
-    a session idle for `idle_seconds` ends: the default setting's when None)."""
+    """Run `server` until its client leaves (stdio) or the process is stopped (HTTP on `http_port`, 0: any
+    free port, where a session idle for `idle_seconds` ends: the default setting's when None). Over HTTP it
+    says its URL in one line on stderr once it serves."""
     if http_port is None:
         anyio.run(_serve_stdio, server)
         return
-    import uvicorn
+    from app.mcp_server.announced import AnnouncedServer  # uvicorn: only over HTTP
 
     idle = idle_seconds or McpServerSettings().session_idle_seconds
     app = server.streamable_http_app(
         event_store=MemoryEventStore(), retry_interval=RETRY_MS, session_idle_timeout=idle
     )
-    uvicorn.run(app, host="127.0.0.1", port=http_port, log_level="warning")
+    sock = listening_socket("127.0.0.1", http_port)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    AnnouncedServer(app, f"MCP server (streamable HTTP) at {url} — Ctrl-C stops it").run(sockets=[sock])
 
 
 async def _serve_stdio(server: Server) -> None:
