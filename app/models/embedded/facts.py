@@ -51,8 +51,10 @@ UNSET = (
     "unknown",
     "tbd",
 )
-# the device service's default market name (devicedb.schema.DEFAULT_MARKET_NAME), as an English answer says it
-PLACEHOLDERS = {"营销名未解密": {"en": "no market name yet"}}
+# the device service's default market name (devicedb.schema.DEFAULT_MARKET_NAME), as each answer says it: in
+# Chinese the service's own words, with what they mean (a newcomer cannot know the tutorial's placeholder)
+NONE_YET = {"zh": "营销名未解密，即还没有营销名", "en": "no market name yet"}
+PLACEHOLDERS = {"营销名未解密": NONE_YET}
 NAME_LABELS = {
     "marketName": ("中文营销名", "营销名", "market name", "marketing name", "中文名", "Chinese name"),
     "marketNameEn": ("英文营销名", "English market name", "English marketing name", "英文名", "English name"),
@@ -197,7 +199,7 @@ def _is_row(item: Any) -> bool:
 def _row_names(row: dict[str, Any], lang: str) -> str:
     """A stored model's names in a list: the one in the person's language first, the other after it, or
     that it has none yet."""
-    none_yet = PLACEHOLDERS["营销名未解密"].get(lang, "营销名未解密")
+    none_yet = NONE_YET[lang]
     zh = row.get("marketName") if row.get("marketName") not in (None, "", none_yet) else None
     en = row.get("marketNameEn") or None
     names = [name for name in ((zh, en) if lang == "zh" else (en, zh)) if name]
@@ -207,8 +209,8 @@ def _row_names(row: dict[str, Any], lang: str) -> str:
 def _names(shown: dict[str, Any], lang: str) -> str:
     zh, en = shown.get("marketName"), shown.get("marketNameEn")
     if lang == "zh":
-        return f"营销名：{zh or '营销名未解密'}" + (f"，英文营销名：{en}" if en else "")
-    none_yet = PLACEHOLDERS["营销名未解密"]["en"]
+        return f"营销名：{zh or NONE_YET['zh']}" + (f"，英文营销名：{en}" if en else "")
+    none_yet = NONE_YET["en"]
     parts = [f"market name: {zh}"] if zh and zh != none_yet else []
     parts += [f"English market name: {en}"] if en else []
     return "; ".join(parts) or none_yet
