@@ -92,7 +92,7 @@ class Console(Protocol):
 
 
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-LATIN = re.compile(r"[A-Za-z]")
+WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2,}(?![A-Za-z0-9])")  # an English word: not "y", not CPH2223
 
 
 def language(flag: str | None) -> str | None:
@@ -106,10 +106,11 @@ def language(flag: str | None) -> str | None:
 
 
 def language_of(text: str, before: str) -> str:
-    """The language of a message: zh with Chinese characters, en with Latin letters only, else `before`."""
+    """The language of a message: zh with Chinese characters, en with English words only, else `before`: a
+    letter, a code or a sum ("y", "CPH2223", "12*7") leaves the words in the language the person wrote."""
     if CJK.search(text):
         return "zh"
-    return "en" if LATIN.search(text) else before
+    return "en" if WORD.search(text) else before
 
 
 class Words:

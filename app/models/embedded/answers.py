@@ -79,8 +79,9 @@ class Answerer:
     def __init__(self, router: Router, registry: ToolRegistry) -> None:
         self.router, self.registry = router, registry
 
-    def __call__(self, turn: list[BaseMessage]) -> str | None:
-        plan = self.router.plan_for(turn)
+    def __call__(self, turn: list[BaseMessage], lang: str | None = None) -> str | None:
+        """The host's answer to the turn so far, or None; `lang`: the conversation's (Router.plan_for)."""
+        plan = self.router.plan_for(turn, lang)
         results = [m for m in turn if isinstance(m, ToolMessage)]
         if results:
             return self.results(turn, plan.lang)

@@ -27,7 +27,7 @@ from agent.llm.tool_calls import split_calls
 from agent.memory import this_turn, typed_by_person
 from agent.types import ApiFunctionCall, ApiToolCall
 from app.models.choice import ASKS
-from app.models.embedded.reading import language
+from app.models.embedded.reading import conversation_language, language
 from app.models.embedded.routing import Plan, Router
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
@@ -45,7 +45,8 @@ _INVENTED = re.compile(
 class DemoChatModel(BaseChatModel):
     inner: BaseChatModel  # the local model, on llama.cpp's server
     router: Router
-    answerer: Callable[[list[BaseMessage]], str | None]  # the turn so far -> the host's answer, or None
+    # the turn so far, and the person's language -> the host's answer, or None
+    answerer: Callable[[list[BaseMessage], str], str | None]
     fallback: Callable[[str], str]  # language -> what the host says when none of the model's words stand
 
     @property
@@ -65,8 +66,9 @@ class DemoChatModel(BaseChatModel):
         offered = kwargs.pop("tools", None) or []
         words_only = kwargs.pop("tool_choice", None) == "none"
         turn = this_turn(messages)
-        plan = self.router.plan_for(turn)
-        if (stated := self.answerer(turn)) is not None:
+        lang = conversation_language(typed_by_person(messages))  # "y", "CPH2223": the language before
+        plan = self.router.plan_for(turn, lang)
+        if (stated := self.answerer(turn, lang)) is not None:
             asks = plan.kind in ("missing", "which") and not any(isinstance(m, ToolMessage) for m in turn)
             answer = AIMessage(content=stated, additional_kwargs={ASKS: True} if asks else {})
             return ChatResult(generations=[ChatGeneration(message=answer)])

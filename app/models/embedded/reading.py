@@ -11,6 +11,7 @@ holds are read in `values.py` (codes, market names, labels) and `arithmetic.py` 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 
 from app.models.embedded import spelling
@@ -94,17 +95,27 @@ REMARK = re.compile(  # how the person finds things: judgements, feelings, the w
 _WORDLESS = re.compile(r"[\s\W_]+")
 
 
-def language(text: str) -> str:
+def language(text: str, before: str = "en") -> str:
     """The language of the message's own words, its frame: codes and market names aside, Chinese when its
     Chinese (a word to a character and a half) is as long as its English ("帮我 add 一下 X"), else English
-    ("please register X, 营销名 真我 Neo")."""
-    if not CJK.search(text):
-        return "en"
+    ("please register X, 营销名 真我 Neo"). A message with no words of its own — a code, a letter, a sum:
+    "CPH2223", "y", "12*7" — is in `before`, the language the person wrote in last."""
     frame = text
     for value in [*names(text), *codes(text)]:
         frame = frame.replace(value, " ")
     chinese, english = len(CJK.findall(frame)) / 1.5, len(re.findall(r"[A-Za-z]+", frame))
+    if not chinese and not re.search(r"[A-Za-z]{2}", frame):
+        return before
     return "zh" if chinese and chinese >= english else "en"
+
+
+def conversation_language(typed: Iterable[str]) -> str:
+    """The language the person writes in: that of their latest message with words of its own (English
+    until the first)."""
+    lang = "en"
+    for text in typed:
+        lang = language(text, lang)
+    return lang
 
 
 def small_talk(text: str) -> str | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -75,13 +75,16 @@ class Router:
             return []
         return [t for t in tools if t["function"]["name"] == plan.tool]
 
-    def plan_for(self, turn: list[BaseMessage]) -> Plan:
-        """The plan for the turn's request: what the person typed in its first message."""
+    def plan_for(self, turn: list[BaseMessage], lang: str | None = None) -> Plan:
+        """The plan for the turn's request: what the person typed in its first message. `lang`: the
+        language of the whole conversation, when the caller read it (`reading.conversation_language`): a
+        message like "CPH2223" or "y" has none of its own."""
         first = turn[0] if turn else None
         typed = str(first.additional_kwargs.get(TYPED, "")) if isinstance(first, HumanMessage) else ""
         if typed not in self._plans:
             self._plans = {typed: self.plan(typed)}  # one turn at a time: keep the latest only
-        return self._plans[typed]
+        plan = self._plans[typed]
+        return replace(plan, lang=lang) if lang and lang != plan.lang else plan
 
     def plan(self, typed: str) -> Plan:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)

@@ -182,7 +182,7 @@ def test_a_tool_turn_is_the_plan_and_a_chat_turn_the_models_words(router, fake_l
     model = DemoChatModel(
         inner=CustomLLMWrapper(base_url=fake_llm.url),
         router=router,
-        answerer=lambda turn: None,  # the host states nothing here: a chat turn gets the model's words
+        answerer=lambda turn, lang: None,  # the host states nothing here: a chat turn gets the model's words
         fallback=lambda lang: capabilities(router.registry, lang),
     )
     tools = router.registry.langchain_tools()

@@ -69,6 +69,15 @@ def test_the_language_is_that_of_the_messages_own_words(text, lang):
     assert reading.language(text) == lang
 
 
+@pytest.mark.parametrize("text", ["CPH2223", "y", "n", "12*7", "一加 13", "SM-A5360 ?"])
+def test_a_message_with_no_words_of_its_own_keeps_the_persons_language(text):
+    """A code, a letter, a sum, a market name alone: the language the person wrote in before."""
+    assert reading.language(text, "zh") == "zh" and reading.language(text) == "en"
+    assert reading.conversation_language(["把机型 CPH2223 添加到数据库", "n", text]) == "zh"
+    assert reading.conversation_language(["add CPH2223", "好的", text]) == "zh"
+    assert reading.conversation_language(["把机型 CPH2223 添加到数据库", text, "ok"]) == "en"
+
+
 @pytest.mark.parametrize(
     "said, tool, calls",
     [
