@@ -7,6 +7,7 @@ service in front, as `python -m devicedb`.
 from __future__ import annotations
 
 import contextvars
+import logging
 import threading
 import time
 from pathlib import Path
@@ -35,6 +36,7 @@ class BackgroundService:
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = token  # the service token its writes need (None: writes are open, for tests)
         self._server: Any = None
+        self._quiet = Quiet(f"devicedb-{self.port}")  # its thread's name
         self._thread: threading.Thread | None = None
         self._starting = threading.Lock()
 
@@ -60,7 +62,10 @@ class BackgroundService:
         # sets its loggers' levels, and no handlers
         config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False)
         self._server = uvicorn.Server(config)
-        thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
+        logging.getLogger("uvicorn.error").addFilter(self._quiet)
+        thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._sock]}, name=self._quiet.thread, daemon=True
+        )
         thread.start()
         return thread
 
@@ -68,6 +73,7 @@ class BackgroundService:
         if self._thread is not None:
             self._server.should_exit = True
             self._thread.join(timeout=5)
+            logging.getLogger("uvicorn.error").removeFilter(self._quiet)
         self._sock.close()
         self.store.close()
 
@@ -76,3 +82,16 @@ class BackgroundService:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class Quiet(logging.Filter):
+    """uvicorn's lines below a warning from the service's own thread, dropped: the uvicorn of a server it
+    runs inside (main.py serve logs at info) would say this service's start and stop as its own, a second
+    "Finished server process" at Ctrl-C."""
+
+    def __init__(self, thread: str) -> None:
+        super().__init__()
+        self.thread = thread
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or record.threadName != self.thread

@@ -28,9 +28,11 @@ SharedParts = Callable[[Settings, ExitStack], ToolsFactory]  # starts what the w
 # wrapper each worker loads as it builds its host, once for all of them.
 WORKER = EntryPoint("app.serve.worker:run_worker")
 WORKER_IMPORTS = ["agent.llm_wrapper"]
-ONE_WORKER = (
-    "内置演示模型只在一个 worker 中运行；要多个 worker，请设置 LLM_BASE_URL。"
-    "The embedded demo model runs in one worker; set LLM_BASE_URL for several."
+ONE_WORKER = (  # one line, said when more workers are asked for than the embedded model runs
+    "--workers {asked}：内置演示模型只跑一个 worker（它的 llama.cpp 服务器已经用上整台机器的核，"
+    "每个 worker 都会再起一个）；要多个 worker，请设置 LLM_BASE_URL。 / --workers {asked}: the embedded "
+    "demo model runs one worker (its llama.cpp server already uses every core of the machine, and each "
+    "worker would start another); set LLM_BASE_URL for several."
 )
 
 
@@ -54,7 +56,7 @@ def serve(
     """Serve until SIGTERM or Ctrl-C. Starts the shared parts, then the workers."""
     logs.configure()  # first: every record the parent writes is one escaped line (each worker's: worker.py)
     if workers > 1 and not settings.llm_base_url:
-        print(ONE_WORKER, file=sys.stderr, flush=True)
+        print(ONE_WORKER.format(asked=workers), file=sys.stderr, flush=True)
         workers = 1
     check_mcp_servers_for_several()  # each says whom it acts for, or serving stops here
     with ExitStack() as stack:

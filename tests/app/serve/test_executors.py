@@ -132,7 +132,7 @@ def test_the_embedded_demo_model_runs_in_one_worker(tmp_path):
             time.sleep(0.2)
         executors = agent.query("SELECT id FROM executors")
         said = agent.log()
-    assert "The embedded demo model runs in one worker; set LLM_BASE_URL for several." in said
+    assert "--workers 2: the embedded demo model runs one worker (its llama.cpp server" in said
     assert len(executors) == 1
 
 
