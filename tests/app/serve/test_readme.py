@@ -1,24 +1,112 @@
-"""The serving page's examples (docs/serving.md and docs/serving.en.md) run against `main.py serve` on the
-scripted LLM: its `py` blocks (they need a running server, so the README test, which runs `python` blocks,
-leaves them here) print what the page shows, and its curl calls answer in OpenAI's shape."""
+"""The serving page's examples (docs/serving.md and docs/serving.en.md) run as pasted. "Try it", as a newcomer
+runs it: the first terminal's block makes a key with `main.py keys add` and starts `main.py serve` with the
+page's arguments, on the embedded demo model (no key, a fresh database); the second terminal's curl answers
+in OpenAI's shape, and the `py` block, alone in a new interpreter, prints exactly what the page shows. The
+A2A curl, on the scripted LLM: sent twice, the same task, run once."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
+import sys
 
 import pytest
 
-from tests.conftest import clean_env
-from tests.project.test_readme import PAGES, blocks, every_block
-from tests.support.fake_llm import call, text, tool_calls
+from tests.conftest import ROOT, clean_env
+from tests.project.test_readme import blocks, every_block
+from tests.support.fake_llm import text
 from tests.support.serve_support import ServedAgent, devices
 
 PAGE_URL = "http://127.0.0.1:8080"
+PAGES = [ROOT / "docs" / "serving.md", ROOT / "docs" / "serving.en.md"]
+LISTED = {"serving.md": "数据库里还没有机型。", "serving.en.md": "The database has no models yet."}
+
+
+def try_it(page) -> dict[str, tuple[str, str]]:
+    """The page's blocks after "Try it": `serve` (the first terminal's), `curl` (the second's) and `py`,
+    each (code, the text block after it)."""
+    found = blocks(page)
+    shown = {}
+    for i, (lang, code) in enumerate(found):
+        after = found[i + 1][1] if i + 1 < len(found) and found[i + 1][0] == "text" else ""
+        if lang == "bash" and "main.py serve" in code:
+            shown["serve"] = (code, after)
+        elif lang == "bash" and "curl -s " + PAGE_URL + "/v1/" in code:
+            shown["curl"] = (code, after)
+        elif lang == "py":
+            shown["py"] = (code, after)
+    assert set(shown) == {"serve", "curl", "py"}, page
+    return shown
+
+
+@pytest.fixture(params=PAGES, ids=lambda page: page.name)
+def page(request):
+    return request.param
+
+
+def test_the_pages_try_it_runs_against_a_real_served_agent(page, tmp_path):
+    """Issues: the page did not say the curl needs a second terminal, its Python example showed a scripted
+    model's output (the demo asks for approval first), and the English page spoke of two curl calls."""
+    examples = try_it(page)
+    serve, _ = examples["serve"]
+    lines = [line.split("#")[0].strip() for line in serve.strip().splitlines()]
+    assert lines[0] == ". .venv/bin/activate" and lines[-1].startswith("python main.py serve")  # runs on
+    assert "curl" not in serve and "export AGENT_KEY=" in examples["curl"][0]  # in a second terminal
+    arguments = shlex.split(lines[-1])[3:]
+    assert arguments[:2] == ["--port", "8080"], arguments
+    workers = int(arguments[arguments.index("--workers") + 1]) if "--workers" in arguments else 1
+    with ServedAgent("", tmp_path, str(tmp_path / "agent.db"), workers=workers, fresh=True) as agent:
+        key = keys_add(serve, agent)
+        said = curl(examples["curl"][0], agent, key)
+        assert said == LISTED[page.name]
+        code, shown = examples["py"]
+        done = subprocess.run(
+            [sys.executable, "-c", code.replace(PAGE_URL, agent.url)],
+            env=clean_env(AGENT_KEY=key),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == shown
+        assert devices(agent.database) == [("CPH2223", "alice")]
+
+
+def keys_add(serve: str, agent: ServedAgent) -> str:
+    """The key `python main.py keys add alice` prints on its last line, as the page runs it."""
+    command = next(line for line in serve.splitlines() if "main.py keys add" in line).split("#")[0]
+    argv = shlex.split(command)
+    assert argv[:2] == ["python", "main.py"], command
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *argv[2:]],
+        cwd=agent.cwd,
+        env=agent.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    key = done.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"sk-agent-\S+", key), done.stdout
+    return key
+
+
+def curl(block: str, agent: ServedAgent, key: str) -> str:
+    """The answer's text of the page's curl call, checked to be in OpenAI's shape."""
+    assert shutil.which("curl"), "curl is missing: `make test` installs it (make curl)"
+    command = block[block.index("curl -s") :].replace(PAGE_URL, agent.url)
+    done = subprocess.run(
+        ["bash", "-c", command], env=clean_env(AGENT_KEY=key), capture_output=True, text=True, timeout=120
+    )
+    answer = json.loads(done.stdout)
+    message = answer["choices"][0]["message"]
+    assert (message["role"], message["refusal"]) == ("assistant", None)
+    assert answer["conversation_id"].startswith("conv_") and answer["agent_tool_calls"][0]["result"]["ok"]
+    return message["content"]
 
 
 @pytest.fixture
@@ -27,57 +115,6 @@ def agent(fake_llm, tmp_path, monkeypatch):
     with ServedAgent(fake_llm.url, tmp_path, str(tmp_path / "agent.db"), fresh=True) as agent:
         monkeypatch.setenv("AGENT_KEY", agent.key("alice"))
         yield agent
-
-
-def examples() -> list[tuple[str, str]]:
-    """(code, what the page shows it prints) of each `py` block, on every page."""
-    found = []
-    for page in PAGES:
-        listed = blocks(page)
-        for i, (lang, code) in enumerate(listed):
-            if lang == "py":
-                assert listed[i + 1][0] == "text", page
-                found.append((code, listed[i + 1][1]))
-    return found
-
-
-def test_the_python_example_prints_what_the_page_shows(agent, fake_llm):
-    shown_in = examples()
-    assert len(shown_in) >= 2  # one in each language
-    for code, shown in shown_in:
-        fake_llm.add(
-            tool_calls(call("add_device_model", {"model": "CPH2223"}, "c1")),
-            text("Added CPH2223 to the database."),
-            text("alice added it."),
-        )
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(code.replace(PAGE_URL, agent.url), "serving page py block", "exec"), {})
-        assert out.getvalue() == shown
-        assert devices(agent.database) == [("CPH2223", "alice")]
-        assert [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"] == [
-            "Add model CPH2223 to the database",
-            "Who added it?",
-        ]
-
-
-def test_the_curl_calls_answer_in_openais_shape(agent, fake_llm):
-    assert shutil.which("curl"), "curl is missing: `make test` installs it (make curl)"
-    bash = [code for lang, code in every_block() if lang == "bash"]
-    calls = [code for code in bash if "curl -s http://127.0.0.1:8080/v1/" in code]
-    assert len(calls) >= 2  # one in each language
-    for code in calls:
-        command = code[code.index("curl -s") :].replace(PAGE_URL, agent.url)
-        fake_llm.add(text("No models yet."))
-        env = clean_env(AGENT_KEY=os.environ["AGENT_KEY"])
-        done = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=60)
-        answer = json.loads(done.stdout)
-        assert answer["choices"][0]["message"] == {
-            "role": "assistant",
-            "content": "No models yet.",
-            "refusal": None,
-        }
-        assert answer["conversation_id"].startswith("conv_") and answer["agent_tool_calls"] == []
 
 
 def test_the_a2a_curl_works_as_pasted_and_sent_again_answers_with_the_same_task(agent, fake_llm):
