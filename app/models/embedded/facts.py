@@ -53,7 +53,7 @@ UNSET = (
 )
 # the device service's default market name (devicedb.schema.DEFAULT_MARKET_NAME), as each answer says it: in
 # Chinese the service's own words, with what they mean (a newcomer cannot know the tutorial's placeholder)
-NONE_YET = {"zh": "营销名未解密，即还没有营销名", "en": "no market name yet"}
+NONE_YET = {"zh": "营销名未解密，即暂无营销名", "en": "no market name yet"}
 PLACEHOLDERS = {"营销名未解密": NONE_YET}
 NAME_LABELS = {
     "marketName": ("中文营销名", "营销名", "market name", "marketing name", "中文名", "Chinese name"),

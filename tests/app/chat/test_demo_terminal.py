@@ -46,9 +46,9 @@ def test_the_placeholder_market_name_is_explained_where_it_is_shown(tmp_path):
         chat.waiting("允许吗? [y/N]", timeout=STEP_SECONDS)
         chat.type("y")
         added = answer_in(chat.waiting(timeout=STEP_SECONDS), "y").splitlines()[-1]
-        assert added == "机型 CPH2223 已添加到数据库（营销名：营销名未解密，即还没有营销名）。"
+        assert added == "机型 CPH2223 已添加到数据库（营销名：营销名未解密，即暂无营销名）。"
         chat.type("数据库里有 CPH2223 吗？")
         found = answer_in(chat.waiting(timeout=STEP_SECONDS), "数据库里有 CPH2223 吗？").splitlines()[-1]
-        assert found == "数据库里有 1 个匹配 CPH2223 的机型：CPH2223 (营销名未解密，即还没有营销名)。"
+        assert found == "数据库里有 1 个匹配 CPH2223 的机型：CPH2223 (营销名未解密，即暂无营销名)。"
     finally:
         chat.child.close(force=True)

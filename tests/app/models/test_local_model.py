@@ -174,7 +174,7 @@ def test_no_key_adds_exactly_the_model_asked_for(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "SmolLM2-135M" in done.stderr
     assert rows(tmp_path) == [("CPH2223", "营销名未解密", None)]
-    assert done.stdout == "机型 CPH2223 已添加到数据库（营销名：营销名未解密，即还没有营销名）。\n"
+    assert done.stdout == "机型 CPH2223 已添加到数据库（营销名：营销名未解密，即暂无营销名）。\n"
 
 
 def test_no_key_a_question_writes_nothing_and_answers_truthfully(tmp_path):
