@@ -6,6 +6,9 @@ with the same tool (benchmarks/serve_peer.py, in the peers' venv). Prints a Mark
 
 Our OpenAI face keeps each conversation server-side (`conversation_id`), and so does our A2A face (a
 task a turn, in one context); our AG-UI face and the peer's take a thread whose client sends its history.
+A second A2A row sends each turn's message with no contextId (each task keyed on the person and the
+message's id, benchmarks/serve_a2a.py); under the table, what that keying adds to one user's turn, measured
+with the kinds of A2A turn interleaved. `--faces` and `--setups` measure some rows only.
 "added ms" is one user's sequential p50 minus the in-process ChatAgent's p50 on the same turns. "KiB/conv":
 after the measured load, USERS more conversations are run and left open; the server processes' RSS growth
 over them, per conversation (and, for ours, the bytes its database keeps per conversation).
@@ -14,6 +17,7 @@ over them, per conversation (and, for ours, the bytes its database keeps per con
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -32,6 +36,7 @@ import requests
 
 from agent.function_tool import FunctionTool
 from agent.types import ToolContext
+from benchmarks.serve_a2a import a2a_turn, interleaved, keying
 
 ROOT = Path(__file__).resolve().parent.parent
 USERS, TURNS, SOLO_TURNS = 32, 10, 60
@@ -91,21 +96,20 @@ def agui_user(url: str, key: str, turns: int) -> list[float]:
     return took
 
 
-def a2a_user(url: str, key: str, turns: int) -> list[float]:
-    """A2A's JSON-RPC SendMessage, each turn a task of one context (the same conversation)."""
-    session, context, took = _session(key), uuid.uuid4().hex, []
-    for _ in range(turns):
-        message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": "go"}]}
-        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
-        message["contextId"] = context
-        started = time.perf_counter()
-        answer = session.post(f"{url}/a2a", json=body, headers={"A2A-Version": "1.0"}, timeout=120)
-        took.append(time.perf_counter() - started)
-        _check(answer)
-        state = answer.json().get("result", {}).get("task", {}).get("status", {}).get("state")
-        if state != "TASK_STATE_COMPLETED":
-            raise SystemExit(f"an A2A task did not complete: {answer.text[:300]}")
-    return took
+def a2a_user(url: str, key: str, turns: int, contexts: str = "one") -> list[float]:
+    """A2A's JSON-RPC SendMessage, each turn a task: all in one context (the same conversation), or each
+    with no contextId (`contexts` "none": keyed on the person and the message's id)."""
+    session, context = _session(key), uuid.uuid4().hex
+    return [a2a_turn(session, url, contexts, context) for _ in range(turns)]
+
+
+# each face: its row's name and its client, by the name --faces takes; make bench measures them all
+CLIENTS: dict[str, tuple[str, Callable[[str, str, int], list[float]]]] = {
+    "openai": ("OpenAI face", openai_user),
+    "agui": ("AG-UI face", agui_user),
+    "a2a": ("A2A face", a2a_user),
+    "a2a-keyed": ("A2A face, no contextId", functools.partial(a2a_user, contexts="none")),
+}
 
 
 def _agui_text(answer: requests.Response) -> str:
@@ -224,11 +228,19 @@ def row(name: str, database: str, workers: int, load: tuple, added: float, memor
 
 
 def ours(
-    llm_url: str, tmp: Path, database: str, workers: int, solo_p50: float, durable: bool, root: Path = ROOT
-) -> list[tuple[str, float]]:
+    llm_url: str,
+    tmp: Path,
+    database: str,
+    workers: int,
+    solo_p50: float,
+    durable: bool,
+    root: Path = ROOT,
+    faces: tuple[str, ...] = tuple(CLIENTS),
+) -> tuple[list[tuple[str, float]], dict[str, float]]:
     """Our rows for one database and worker count, with each turn a durable workflow or run in the
-    worker's threads: the OpenAI face, the AG-UI face, then the A2A face; each (row, added ms). `root`: the
-    checkout whose server runs (another one: the code before a change, in the same run)."""
+    worker's threads, one for each face of `faces`, each (row, added ms); and with both A2A rows, the p50 of
+    each kind of A2A turn, interleaved (serve_a2a.py). `root`: the checkout whose server runs (another one:
+    the code before a change, in the same run)."""
     from plumbing.sockets import free_port
 
     port = free_port()
@@ -247,17 +259,24 @@ def ours(
     server = Server(command, env, tmp, f"http://127.0.0.1:{port}")
     label = "Postgres" if database.startswith("postgresql://") else "SQLite"
     how = ("durable" if durable else "threads") + ("" if root == ROOT else f", {root.name}")
+    rows: list[tuple[str, float]] = []
     try:
-        grown, load, added = measured(server, lambda i: openai_user(server.url, keys[i], TURNS), solo_p50)
-        stored = _stored_kib(env)
-        memory = f"{grown:.0f} ({stored:.1f} stored)"
-        rows = [(row(f"ours, OpenAI face, {how}", label, workers, load, added, memory), added)]
-        grown, load, added = measured(server, lambda i: agui_user(server.url, keys[i], TURNS), solo_p50)
-        rows.append((row(f"ours, AG-UI face, {how}", label, workers, load, added, f"{grown:.0f}"), added))
-        grown, load, added = measured(server, lambda i: a2a_user(server.url, keys[i], TURNS), solo_p50)
-        return [*rows, (row(f"ours, A2A face, {how}", label, workers, load, added, f"{grown:.0f}"), added)]
+        for face in faces:
+            named, client = CLIENTS[face]
+            grown, load, added = measured(server, users_of(client, server.url, keys), solo_p50)
+            memory = f"{grown:.0f}"
+            if face == "openai":  # the first conversations: the bytes each keeps
+                memory += f" ({_stored_kib(env):.1f} stored)"
+            rows.append((row(f"ours, {named}, {how}", label, workers, load, added, memory), added))
+        keyed = {"a2a", "a2a-keyed"} <= set(faces)
+        return rows, interleaved(_session(keys[0]), server.url, SOLO_TURNS) if keyed else {}
     finally:
         server.stop()
+
+
+def users_of(client: Callable[[str, str, int], list[float]], url: str, keys: list[str]) -> Callable:
+    """The i-th user's conversation of TURNS turns on one face."""
+    return lambda i: client(url, keys[i], TURNS)
 
 
 def alone(user: Callable[[int], list[float]]) -> list[float]:
@@ -334,6 +353,26 @@ def peer(llm_url: str, tmp: Path, peers_python: str, workers: int, solo_p50: flo
         server.stop()
 
 
+SETUPS = {
+    "sqlite1": ("SQLite", 1),
+    "sqlite4": ("SQLite", 4),
+    "postgres1": ("Postgres", 1),
+    "postgres4": ("Postgres", 4),
+}
+
+
+def _listed(known: dict) -> Callable[[str], tuple[str, ...]]:
+    """An argument's parser: names of `known`, comma-separated, measured in the order given."""
+
+    def parse(given: str) -> tuple[str, ...]:
+        names = tuple(dict.fromkeys(name.strip() for name in given.split(",")))
+        if unknown := [name for name in names if name not in known]:
+            raise argparse.ArgumentTypeError(f"not one of {', '.join(known)}: {', '.join(unknown)}")
+        return names
+
+    return parse
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--serve", nargs=2, type=int, metavar=("PORT", "WORKERS"), help=argparse.SUPPRESS)
@@ -344,6 +383,8 @@ def main() -> None:
         help="a checkout of the code before a change (git worktree add DIR COMMIT): its durable rows too, "
         "in the same run, and the ratio of ours to them",
     )
+    parser.add_argument("--faces", type=_listed(CLIENTS), default=tuple(CLIENTS), help=", ".join(CLIENTS))
+    parser.add_argument("--setups", type=_listed(SETUPS), default=tuple(SETUPS), help=", ".join(SETUPS))
     args = parser.parse_args()
     if args.serve:
         return serve_here(*args.serve)
@@ -366,22 +407,25 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|---|")
         print(row("in-process ChatAgent (threads)", "(none)", 1, inprocess, 0.0, "-"), flush=True)
         ratios: list[tuple[str, float, float]] = []
-        for n, (backend, workers) in enumerate(
-            (("SQLite", 1), ("SQLite", 4), ("Postgres", 1), ("Postgres", 4))
-        ):
+        keyings: list[str] = []
+        for n, setup in enumerate(args.setups):
+            backend, workers = SETUPS[setup]
             added: dict[str, list[float]] = {}
-            runs = [("t", False, ROOT), ("d", True, ROOT)]
-            runs += [("b", True, args.before)] if args.before else []
+            runs = [("threads", False, ROOT), ("durable", True, ROOT)]
+            runs += [("before", True, args.before)] if args.before else []
             for how, durable, root in runs:  # before durable turns, with them, and with the code before
                 name = f"agent{n}{how}"
                 database = str(tmp / f"{name}.db") if backend == "SQLite" else postgres.create_database(name)
-                rows = ours(llm_url, tmp, database, workers, solo_p50, durable, root.resolve())
+                rows, p50 = ours(
+                    llm_url, tmp, database, workers, solo_p50, durable, root.resolve(), args.faces
+                )
                 print("\n".join(line for line, _ in rows), flush=True)
                 added[how] = [ms for _, ms in rows]
-            base = "b" if args.before else "t"
-            faces = ("OpenAI", "AG-UI", "A2A")
-            for face, before, after in zip(faces, added[base], added["d"], strict=True):
-                ratios.append((f"{face} face, {backend}, {workers} worker(s)", after, before))
+                if p50 and how != "before":  # (the code before a change may key no task)
+                    keyings.append(keying(f"{backend}, {workers} worker(s), {how}", p50))
+            base = "before" if args.before else "threads"
+            for face, before, after in zip(args.faces, added[base], added["durable"], strict=True):
+                ratios.append((f"{CLIENTS[face][0]}, {backend}, {workers} worker(s)", after, before))
         for workers in (1, 4) if Path(args.peers_python).exists() else ():
             print(peer(llm_url, tmp, os.path.abspath(args.peers_python), workers, solo_p50), flush=True)
         against = f"durable at {args.before.name}" if args.before else "threads"
@@ -389,6 +433,9 @@ def main() -> None:
         for label, after, before in ratios:
             times = f"{after / before:.1f}x" if before > 0 else "n/a"
             print(f"- {label}: {after:+.1f} / {before:+.1f} ms = {times}")
+        if keyings:
+            print(f"\nA2A, one user's p50 of {SOLO_TURNS} turns of each kind, interleaved turn by turn:")
+            print("\n".join(keyings))
     return None
 
 
