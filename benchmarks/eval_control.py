@@ -4,34 +4,28 @@ messages). It shows the scorer can reach 100%; it knows each prompt's spec, whic
 
 `python -m benchmarks.eval_control COMMAND...` runs COMMAND with LLM_BASE_URL set to it (`make eval`:
 `python -m benchmarks.eval_control python main.py eval --floors all --bfcl 50`); a COMMAND that runs BFCL
-gets BFCL's scripted answers too (benchmarks/bfcl_control.py)."""
+gets BFCL's scripted answers too (benchmarks/bfcl_control.py), and the tools files' prompts theirs
+(benchmarks/tools_control.py: the blind parts', and those of each `--tools-file` COMMAND names)."""
 
 from __future__ import annotations
 
 import ast
 import itertools
 import json
-import math
-import operator
 import os
 import re
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from benchmarks import bfcl_control, bfcl_run, scripted_llm
+from benchmarks import bfcl_control, bfcl_run, scripted_llm, tools_control
+from benchmarks.eval_expressions import OPERATIONS, expression_for
 from benchmarks.eval_spec import GOLDEN, Spec, all_specs, part
-from benchmarks.eval_truth import said_numbers, written_number
-
-
-def _power(base: float, exponent: float) -> float:
-    """A power the calculator would take; nan for one too large to be anyone's sum."""
-    return base**exponent if abs(exponent) <= 12 and abs(base) <= 10**6 else math.nan
-
-
-OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "**": _power}
+from benchmarks.eval_truth import written_number
 
 BY_TEXT = {spec.text: spec for spec in [*all_specs(), *part(GOLDEN)]}
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -60,19 +54,22 @@ def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
     name = spec.tools[0]
     if name == "add_device_model":
         return [(name, {"model": row[0], **_names(row[1:])}) for row in spec.rows]
+    if name == "delete_device_model":
+        return [(name, {"model": code}) for code in spec.removes]
     if name == "update_market_name":  # one call per model, with each of its changes
         changes: dict[str, dict[str, str]] = {}
         for change in spec.updates:
             changes.setdefault(change[0], {}).update(_names(change[1:]))
         return [(name, {"model": code, **names}) for code, names in changes.items()]
-    if name == "query_device_model":
-        return [(name, {"keyword": _keyword(spec)})]
+    if name == "query_device_model":  # several: a look-up of each code the answer names
+        keywords = spec.says[: len(spec.tools)] if len(spec.tools) > 1 else [_keyword(spec)]
+        return [(name, {"keyword": keyword}) for keyword in keywords]
     if name == "calculator":
         from app.models.embedded.arithmetic import arithmetic
 
-        read = arithmetic(spec.text)
+        read = arithmetic(unicodedata.normalize("NFKC", spec.text))  # full-width digits as digits
         if read is None or not _close(_value(ast.parse(read, mode="eval").body), spec.result):
-            read = _expression_for(spec)[1:-1]
+            read = expression_for(spec.text, spec.result)[1:-1]
         return [(name, {"expression": read})]
     if name == "current_time":
         from tools.current_time import CITIES
@@ -87,12 +84,13 @@ def _keyword(spec: Spec) -> str:
     """What the person looks up, as they wrote it: the end of two words or more of the sought model's
     market name that their words hold ("Find X7" of "OPPO Find X7", "GT5 Pro" of "真我GT5 Pro"), else a
     code (mistyped or not). A word is a run of one script: Chinese characters, or anything else."""
-    name = spec.seed.get(spec.says[0], "")
+    sought = spec.says[0] if spec.says else ""  # a question that must not write may name no code
+    name = spec.seed.get(sought, "")
     starts = [m.start() for m in re.finditer(r"[\u3400-\u9fff]+|[^\s\u3400-\u9fff]+", name)]
     ends = [name[start:] for start in starts[:-1]]
     named = next((end for end in ends if end.casefold() in spec.text.casefold()), None)
     code = re.search(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9-]{4,}", spec.text)
-    return named or (code[0] if code else spec.says[0])
+    return named or (code[0] if code else sought)
 
 
 def _value(node: ast.AST) -> float:
@@ -173,13 +171,16 @@ def _envelope(content: str) -> dict[str, Any]:
 
 
 @contextmanager
-def serving(bfcl_cases: list[dict[str, Any]] | None = None) -> Iterator[str]:
-    """The control's base URL; given BFCL's cases, it also makes each one's first possible answer."""
-    bfcl = bfcl_control.replier(bfcl_cases or [])
+def serving(
+    bfcl_cases: list[dict[str, Any]] | None = None, tools_files: tuple[Path, ...] = ()
+) -> Iterator[str]:
+    """The control's base URL; given BFCL's cases, it also makes each one's first possible answer; and the
+    expected calls of the blind tools files' prompts, and of those of `tools_files`."""
+    bfcl, tools = bfcl_control.replier(bfcl_cases or []), tools_control.replier(tools_files)
 
     def either(request: dict[str, Any]) -> dict[str, Any]:
         asked = next(m["content"] for m in reversed(request["messages"]) if m["role"] == "user")
-        return reply(request) if asked in BY_TEXT else bfcl(request)
+        return reply(request) if asked in BY_TEXT else tools(request) or bfcl(request)
 
     server, url = scripted_llm.start(either)
     try:
@@ -204,34 +205,6 @@ def _in_chinese(data: dict[str, Any], spec: Spec) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def _expression_for(spec: Spec) -> str:
-    """Words the demo's reader has no rule for ("3 phones at 2499 each", "15% of 2480"): the ideal call is
-    the shortest expression over the numbers the prompt says (`said_numbers`: its digits, and the 100 or 10
-    that a percentage or a discount implies) that gives the result the answer must state."""
-    said = said_numbers(spec.text)
-    pools = [(said * 2, size) for size in range(2, 5)]  # each at most twice: a rise is (b - a) / a * 100
-    pools.append(([*said, "100"] if "100" in said else said, 5))  # 899 * (100 - 30) / 100 - 50
-    for numbers, size in pools:
-        for chosen in dict.fromkeys(itertools.permutations(numbers, size)):
-            for value, written in _expressions(chosen):
-                if abs(value - (spec.result or 0)) < 1e-6:
-                    return written
-    raise ValueError(f"no operation on the numbers of {spec.text!r} gives {spec.result}")
-
-
-def _expressions(numbers: tuple[str, ...]) -> Iterator[tuple[float, str]]:
-    """(value, expression) of each way to combine `numbers`, in this order, with + - * / and parentheses."""
-    if len(numbers) == 1:
-        yield float(numbers[0]), numbers[0]
-        return
-    for cut in range(1, len(numbers)):
-        for left, a in _expressions(numbers[:cut]):
-            for right, b in _expressions(numbers[cut:]):
-                for sign, operation in OPERATIONS.items():
-                    if sign != "/" or right:
-                        yield operation(left, right), f"({a} {sign} {b})"
-
-
 def main(command: list[str]) -> int:
     """Run `command` against the control, with no other endpoint configured; its exit code."""
     if not command:
@@ -241,7 +214,8 @@ def main(command: list[str]) -> int:
     bfcl_cases = (
         bfcl_run.load(bfcl_run.VENV_PYTHON, list(bfcl_run.CATEGORIES), None) if "--bfcl" in command else None
     )
-    with serving(bfcl_cases) as url:
+    files = tuple(Path(path) for flag, path in itertools.pairwise(command) if flag == "--tools-file")
+    with serving(bfcl_cases, files) as url:
         return subprocess.run(command, env={**env, "LLM_BASE_URL": url}).returncode
 
 

@@ -1,8 +1,9 @@
 """The evaluation's prompts as one kind of spec, whichever part they come from. Each part is a data file in
 `benchmarks/prompts/` (YAML, its header says what each key means): the tuned prompts (`tuned.yaml`), the
 held-out prompts (`heldout.yaml`), the held-out chat prompts (`chat_heldout.yaml`), the held-out remarks
-(`remarks_heldout.yaml`, `_2`, `_3`) and the held-out people's prompts (`people_heldout.yaml`, `_2`). A key
-the scorer does not know is an error, not a silent default."""
+(`remarks_heldout.yaml`, `_2`, `_3`), the held-out people's prompts (`people_heldout.yaml`, `_2`, `_3`) and
+the blind held-out parts (`blind/`: four writers' device jobs here, and the tools each added, read by
+`benchmarks/blind_tools.py`). A key the scorer does not know is an error, not a silent default."""
 
 from __future__ import annotations
 
@@ -28,11 +29,32 @@ PARTS = {
     "people held-out": "people_heldout.yaml",
     "people held-out 2": "people_heldout_2.yaml",
     "people held-out 3": "people_heldout_3.yaml",
+    # written blind, from the tools' descriptions only (blind/README.md): each writer's device job
+    "blind lab job": "blind/lab_job.yaml",
+    "blind manager job": "blind/manager_job.yaml",
+    "blind overseas job": "blind/overseas_job.yaml",
+    "blind newcomer job": "blind/newcomer_job.yaml",
+}
+# ... and the tools each of them added, with their prompts: another format (benchmarks/blind_tools.py)
+TOOL_PARTS = {
+    "blind lab tools": "blind/lab_tools.yaml",
+    "blind manager tools": "blind/manager_tools.yaml",
+    "blind overseas tools": "blind/overseas_tools.yaml",
+    "blind newcomer tools": "blind/newcomer_tools.yaml",
 }
 # The golden trajectories the scorecard's regression gate runs (`python main.py eval`): not a part of
 # `make eval`'s floors, not held out.
 GOLDEN = "golden"
-FILES = {**PARTS, GOLDEN: "golden.yaml"}
+FILES = {**PARTS, GOLDEN: "golden.yaml", **TOOL_PARTS}
+
+
+def held_out(name: str) -> bool:
+    """Was the part written before the demo changed for it, and is it never shown? (Held-out and blind.)"""
+    return name in FILES and ("heldout" in FILES[name] or FILES[name].startswith("blind/"))
+
+
+def blind(name: str) -> bool:
+    return name in FILES and FILES[name].startswith("blind/")
 
 
 @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
@@ -60,13 +82,19 @@ class Spec:
         """Does the person ask for a change? (They approve exactly what they asked for.)"""
         return self.kind in ("add", "normalize", "delete", "update")
 
+    @property
+    def removes(self) -> tuple[str, ...]:
+        """The seeded codes a correct turn deletes: those the answer names, when the delete tool is to run
+        (a part whose delete kind expects no tool removes nothing)."""
+        return tuple(c for c in self.says if c in self.seed) if "delete_device_model" in self.tools else ()
+
     def names(self) -> list[str]:
         """The market names the spec's rows and changes hold, as the person wrote them."""
         return [n for row in (*self.rows, *self.updates) for n in row[1:] if n and n not in _COLUMNS]
 
 
 def part(name: str) -> list[Spec]:
-    """One part's prompts (or the golden set's), read from its file."""
+    """One part's prompts (or the golden set's), read from its file (not a part of TOOL_PARTS)."""
     data = yaml.safe_load((PROMPTS / FILES[name]).read_text(encoding="utf-8"))
     read = _tuned if name == "tuned" else dict
     return [Spec(part=name, seed=data["seed"], **read(prompt)) for prompt in data["prompts"]]

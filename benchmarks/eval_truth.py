@@ -7,6 +7,7 @@ a spec names the answer's language, that the whole answer is in it."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -14,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from agent.function_tool import FunctionTool
 from agent.grounding import said_by_person
+from benchmarks.chinese_numbers import chinese_numbers
 from benchmarks.eval_spec import Spec
 from devicedb.schema import normalize_code
 
@@ -105,9 +107,11 @@ _DISCOUNT = re.compile(r"([零一二两三四五六七八九\d]{1,2})\s*折")
 
 
 def said_numbers(text: str) -> list[str]:
-    """The numbers the words say: each number written, the 100 a percentage implies ("15%", "百分之",
-    "percent"), and a Chinese discount ("八五折", "9 折") as its digits and the 10 or 100 it is over."""
-    numbers = _NUMBER.findall(text)
+    """The numbers the words say: each number written (in full-width digits too, or in Chinese numerals:
+    "四百二十" is 420), the 100 a percentage implies ("15%", "百分之", "percent"), and a Chinese discount
+    ("八五折", "9 折") as its digits and the 10 or 100 it is over."""
+    text = unicodedata.normalize("NFKC", text)
+    numbers = _NUMBER.findall(text) + [written_number(n) for n in chinese_numbers(text)]
     if re.search(r"%|百分|percent", text, re.IGNORECASE):
         numbers.append("100")
     for found in _DISCOUNT.findall(text):
@@ -126,6 +130,12 @@ def _from_words(text: str, tool: FunctionTool | None, name: str, value: Any) -> 
         return True
     canonical = (lambda v: tool.canonical(name, v)) if tool else str
     return said_by_person(str(value), (text,), canonical)
+
+
+def effect_of(name: str) -> str:
+    """What a built-in tool's run does ("read", "write", "destructive"); "read" for a name that is none."""
+    tool = _tools().get(name)
+    return tool.effect if tool else "read"
 
 
 @cache

@@ -5,7 +5,9 @@ phrase of one, may appear in what the embedded demo plans from — its data, rul
 A phrase is a run of four units with nothing between them but spaces: a CJK character or an English
 word is a unit, a model code counts as one unit whatever it is (`#`) and a number as another (`0`), and
 punctuation ends a run. A run the tuned prompts hold is no leak (they were written to be tuned on), nor
-is one of the reviewed, generic runs in `GENERIC`, each with the reason it is no one prompt's phrasing.
+is one of the reviewed, generic runs in `GENERIC`, each with the reason it is no one prompt's phrasing, nor
+a run of a blind part that the demo held, in that file, before the part was written (`PREDATING`). The blind
+parts' tools files (`blind/*_tools.yaml`) are held out too.
 
 `python -m benchmarks.held_out` lists every leak; `tests/benchmarks/test_held_out.py` fails on any.
 """
@@ -16,7 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.eval_spec import PARTS, PROMPTS, part
+from benchmarks.blind_tools import read
+from benchmarks.eval_spec import PARTS, PROMPTS, TOOL_PARTS, blind, part
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ("app/models/embedded", "tools")  # what the demo plans from
@@ -51,6 +54,22 @@ GENERIC = {
     "英文名改": "the field's label before a change verb",
     "0加0等于": "a number, 'plus', a number, 'equals': the calculator's own example, shown to the writers",
     "set the market name": "the change tool's act and field, named in the reader's docstring before people 3",
+    "数据库删": "'delete from the database', the delete tool's own description, shown to the blind writers",
+    "全部机型": "'all the models', the list tool's own description and example, shown to the blind writers",
+    "机型代码": "'model code', the device tools' code parameter's description, shown to the blind writers",
+}
+# Runs of a blind part that the demo held before the part was written (220b061), in these files: the blind
+# writers never saw the demo, so each wrote the run on their own. Allowed there only; a copy elsewhere leaks.
+PREDATING = {
+    "真我 0 pro": ("app/models/embedded/facts.py",),  # a worked example's market name (真我11 Pro)
+    "to oppo # f": (
+        "app/models/embedded/facts.py",
+        "app/models/embedded/values.py",
+    ),  # "... to OPPO Reno11 F"
+    "名改一下": ("app/models/embedded/routing.py",),  # a comment's "英文名改一下"
+    "文名改一": ("app/models/embedded/routing.py",),
+    "机型数据库": ("app/models/embedded/answers.py",),  # the greeting's "管理机型数据库"
+    "安排一下": ("app/models/embedded/cues.yaml",),  # a vague request's verb, among the reader's cues
 }
 
 
@@ -89,16 +108,23 @@ def demo_sources(root: Path = ROOT) -> dict[str, str]:
     }
 
 
+def held_out_prompts() -> list[tuple[str, str]]:
+    """(part, prompt) of every held-out part's prompt: the device job's, and the blind tools files'."""
+    held = [(spec.part, spec.text) for name in PARTS if name != "tuned" for spec in part(name)]
+    return held + [(name, p.text) for name, file in TOOL_PARTS.items() for p in read(PROMPTS / file, name)]
+
+
 def leaks(sources: dict[str, str]) -> list[Leak]:
-    """Each held-out prompt's runs found in `sources`, less the tuned and the generic ones."""
+    """Each held-out prompt's runs found in `sources`, less the tuned and the generic ones, and those a
+    blind part shares with a file that held them before it was written."""
     allowed, found = _generic(), []
-    held = [spec for name in PARTS if name != "tuned" for spec in part(name)]
     source_runs = {where: runs(text) for where, text in sources.items()}
-    for spec in held:
-        mine = runs(spec.text) - allowed
+    for name, prompt in held_out_prompts():
+        mine = runs(prompt) - allowed
         for where, theirs in source_runs.items():
-            for run in sorted(mine & theirs):
-                found.append(Leak(spec.part, spec.text, where, _joined(run)))
+            before = {run for phrase, files in PREDATING.items() if where in files for run in runs(phrase)}
+            for run in sorted(mine & theirs - (before if blind(name) else set())):
+                found.append(Leak(name, prompt, where, _joined(run)))
     return found
 
 

@@ -1,15 +1,17 @@
 """`python main.py eval`: a tool-calling scorecard of the configured model (the embedded default, LOCAL_MODEL,
-or LLM_BASE_URL / LLM_API_KEY / LLM_MODEL) on the device job's prompt sets (`benchmarks/prompts/`), each
+or LLM_BASE_URL / LLM_API_KEY / LLM_MODEL) on the device job's prompt sets (`benchmarks/prompts/`) and the
+blind parts' tools files (`blind/*_tools.yaml`: tools each writer added, beside the built-in ones), each
 case through the real host on a fresh device database, scored by pydantic-evals (`scorecard_cases`); with
-`--bfcl N`, also BFCL's single-turn categories through the same host, grounding on and off, scored by
-bfcl-eval's own checker in its venv (`bfcl_run`).
+`--tools-file FILE`, also a tools file of your own, in the same format; with `--bfcl N`, also BFCL's
+single-turn categories through the same host, grounding on and off, scored by bfcl-eval's own checker in
+its venv (`bfcl_run`).
 
 Markdown to stdout (or `--md FILE`), figures per part and category to `--json FILE`, every text from the
 model or its endpoint through `safe()` first; its spans, as an allowlist keeps them (scorecard_export), to a
 trace store when OTEL_EXPORTER_OTLP_ENDPOINT is set. `--floors docs` fails
 (exit 1) when a part run in full passes fewer cases than docs/embedded states (`agent_eval.FLOORS`: the
-embedded model's figures), `--floors all` when any case fails, or BFCL with grounding off is under 100%
-(the scripted control's figures).
+embedded model's figures), `--floors all` when any case fails — of a tools file, any the host lets a model
+pass (`ToolPrompt.refused`) — or BFCL with grounding off is under 100% (the scripted control's figures).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from agent.types import ConfigError
 from app.models.provider import choose_model
 from benchmarks import bfcl_run
 from benchmarks.agent_eval import FLOORS
+from benchmarks.blind_tools import ToolsFileError, read
 from benchmarks.eval_spec import FILES, part
 from benchmarks.scorecard_cases import cases
 from benchmarks.scorecard_events import TurnSpans, emit, export
@@ -47,18 +50,36 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--md", type=Path, metavar="FILE", help="write the Markdown here, not to stdout")
     parser.add_argument("--limit", type=_positive, metavar="N", help="run the first N cases of each part")
     parser.add_argument("--part", nargs="*", choices=list(FILES), metavar="NAME", help=_parts_help())
+    parser.add_argument(
+        "--tools-file", type=Path, action="append", default=[], metavar="FILE", help=TOOLS_HELP
+    )
     parser.add_argument("--k", type=_positive, default=1, help="runs of each case, for pass^k (default 1)")
     parser.add_argument("--floors", choices=["docs", "all"], help="fail below the documented floors / any")
     parser.add_argument("--bfcl", type=_cases, default=0, metavar="N|all", help=BFCL_HELP)
     parser.add_argument("--bfcl-python", type=Path, default=bfcl_run.VENV_PYTHON, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.part == [] and args.bfcl == 0:
-        parser.error("--part names no part and --bfcl is not given: there is nothing to run")
+    if args.part == [] and args.bfcl == 0 and not args.tools_file:
+        parser.error(
+            "--part names no part, and neither --tools-file nor --bfcl is given: there is nothing to run"
+        )
+    args.files = {}
+    for path in args.tools_file:  # each read now, so that a file in error stops nothing midway
+        if path.stem in FILES or path.stem in args.files:
+            parser.error(f"--tools-file {path}: a part is already named {path.stem!r}; rename the file")
+        try:
+            read(path, path.stem)
+        except ToolsFileError as e:
+            parser.error(f"--tools-file {e}")
+        args.files[path.stem] = path
     if args.bfcl != 0 and not args.bfcl_python.exists():  # 0: not asked for
         parser.exit(2, "eval: BFCL runs in a venv of its own, which is missing: run `make bfcl-venv`\n")
     return args
 
 
+TOOLS_HELP = (
+    "also score a tools file of your own (tools as data and prompts, the format of "
+    "benchmarks/prompts/blind/BRIEF.md), as a part named by the file's stem; repeatable"
+)
 BFCL_HELP = (
     "also run the first N cases (or all) of each of BFCL's single-turn categories through the host, "
     "grounding on and off, scored by bfcl-eval's checker (its venv: make bfcl-venv)"
@@ -114,13 +135,13 @@ def scorecard(args: argparse.Namespace, exporter: SpanExporter | None = None) ->
         stack.callback(provider.shutdown)  # the last spans and events are sent, whatever happened
         choice = choose_model(settings, stack)
         print(f"evaluating {safe(choice.description)} ...", file=sys.stderr, flush=True)
-        if names:
-            dataset = Dataset(name="device job", cases=list(cases(names, args.limit)))
+        if names or args.files:
+            dataset = Dataset(name="device job", cases=list(cases(names, args.limit, args.files)))
             report = dataset.evaluate_sync(
                 CaseRunner(settings, choice, turns), max_concurrency=1, progress=False, repeat=args.k
             )
             emit(report, provider.get_tracer("benchmarks.scorecard"))
-            parts = summarize(report, names, args.k)
+            parts = summarize(report, [*names, *args.files], args.k)
             errors = [_error(failure) for failure in report.failures]
         if args.bfcl != 0:
             bfcl = _bfcl(args, settings, choice)
@@ -146,8 +167,9 @@ def below_floors(card: dict[str, Any], floors: str | None) -> list[str]:
     """Each part that passed fewer cases than its floor, said; under `docs`, only parts run in full."""
     problems = []
     for name, part_ in card["parts"].items():
-        full = part_["cases"] == len(part(name))
-        floor = part_["cases"] if floors == "all" else FLOORS.get(name) if full else None
+        full = name in FLOORS and part_["cases"] == len(part(name))  # blind parts, tools files: no floor
+        most = part_.get("counts", {}).get("reachable", part_["cases"])  # what the host lets a model pass
+        floor = most if floors == "all" else FLOORS[name] if full else None
         if floor is not None and part_["passed"] < floor:
             problems.append(
                 f"the {name} part passed {part_['passed']}/{part_['cases']}, below its floor of {floor}"

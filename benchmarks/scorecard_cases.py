@@ -1,7 +1,9 @@
 """The scorecard's cases: each prompt spec as a pydantic-evals `Case`, named by its id (its file and number,
 never its text), scored by the library's evaluators over the turn's OpenTelemetry spans — the trajectory
 (exact, in order, in any order), the expected calls' arguments, abstention where no tool fits — and by
-the device job's own verdict (`agent_eval.score`: the rows, the answer's truth, grounded arguments)."""
+the device job's own verdict (`agent_eval.score`: the rows, the answer's truth, grounded arguments). A
+tools file's prompts (`blind_tools`: the blind parts' added tools, or `--tools-file`) are scored by their
+own verdict instead (`blind_verdict.judge`)."""
 
 from __future__ import annotations
 
@@ -20,9 +22,12 @@ from pydantic_evals.evaluators import (
     TrajectoryMatch,
 )
 
+from benchmarks import blind_tools
 from benchmarks.agent_eval import score
+from benchmarks.blind_tools import ToolPrompt
+from benchmarks.blind_verdict import judge
 from benchmarks.eval_control import ideal_calls
-from benchmarks.eval_spec import FILES, Spec, part
+from benchmarks.eval_spec import FILES, PROMPTS, TOOL_PARTS, Spec, part
 from benchmarks.scorecard_run import Turn
 
 ORDERS = ("exact", "in_order", "any_order")
@@ -30,15 +35,29 @@ ORDERS = ("exact", "in_order", "any_order")
 
 def case_id(name: str, index: int) -> str:
     """A case's id: its file's stem and its number there ("tuned:3"); an id says nothing of its prompt."""
-    return f"{Path(FILES[name]).stem}:{index + 1}"
+    return f"{Path(FILES.get(name, name)).stem}:{index + 1}"
 
 
-def cases(names: list[str], limit: int | None) -> Iterator[Case[Spec, Turn, dict[str, str]]]:
-    """The first `limit` cases (all: None) of each part named."""
-    for name in names:
-        for index, spec in enumerate(part(name)[:limit]):
+def prompts(name: str, files: dict[str, Path]) -> list[Spec] | list[ToolPrompt]:
+    """A part's prompts: a device job's, or a tools file's (a part of TOOL_PARTS, or one of `files`)."""
+    if name in files or name in TOOL_PARTS:
+        return blind_tools.read(files.get(name) or PROMPTS / TOOL_PARTS[name], name)
+    return part(name)
+
+
+def cases(
+    names: list[str], limit: int | None, files: dict[str, Path] | None = None
+) -> Iterator[Case[Spec | ToolPrompt, Turn, dict[str, str]]]:
+    """The first `limit` cases (all: None) of each part named, then of each tools file of `files` (its
+    part's name -> its path)."""
+    files = files or {}
+    for name in [*names, *files]:
+        for index, spec in enumerate(prompts(name, files)[:limit]):
             metadata = {"part": name, "kind": spec.kind}
-            yield Case(name=case_id(name, index), inputs=spec, metadata=metadata, evaluators=evaluators(spec))
+            if isinstance(spec, ToolPrompt) and (refused := spec.refused()):  # beyond any model here
+                metadata["refused"] = ", ".join(refused)
+            found = tool_evaluators(spec) if isinstance(spec, ToolPrompt) else evaluators(spec)
+            yield Case(name=case_id(name, index), inputs=spec, metadata=metadata, evaluators=found)
 
 
 def evaluators(spec: Spec) -> list[Evaluator[Spec, Turn, dict[str, str]]]:
@@ -51,6 +70,15 @@ def evaluators(spec: Spec) -> list[Evaluator[Spec, Turn, dict[str, str]]]:
         found.append(ToolCorrectness([], include_failed=True, evaluation_name="abstention"))
     found.append(DeviceJob())
     return found
+
+
+def tool_evaluators(prompt: ToolPrompt) -> list[Evaluator[ToolPrompt, Turn, dict[str, str]]]:
+    found: list[Evaluator[Any, Any, Any]] = []
+    if prompt.kind == "call":
+        found += [TrajectoryMatch(list(prompt.tools), o, evaluation_name=f"trajectory {o}") for o in ORDERS]
+    if prompt.kind in ("ask", "cannot", "chat"):
+        found.append(ToolCorrectness([], include_failed=True, evaluation_name="abstention"))
+    return [*found, AddedTools()]
 
 
 def expected_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
@@ -100,4 +128,27 @@ class DeviceJob(Evaluator[Spec, Turn, dict[str, str]]):
             "rows": EvaluationReason(found.rows_ok),
             "answer": EvaluationReason(found.answer_ok, "; ".join(found.answer_problems) or None),
             "grounded": EvaluationReason(not found.ungrounded, "; ".join(found.ungrounded) or None),
+            "no unrequested write": EvaluationReason(not found.unrequested_write),
         }
+
+
+@dataclass(repr=False)
+class AddedTools(Evaluator[ToolPrompt, Turn, dict[str, str]]):
+    """A tools file's verdict (`blind_verdict`): success; for a call prompt, whether the expected tools ran
+    and with the expected arguments; whether the turn wrote anything nobody asked for."""
+
+    def evaluate(
+        self, ctx: EvaluatorContext[ToolPrompt, Turn, dict[str, str]]
+    ) -> dict[str, EvaluationReason]:
+        turn = ctx.output
+        found = judge(ctx.inputs, turn.answer, turn.audit, turn.seeded, turn.rows)
+        checks = {
+            "success": EvaluationReason(found.passed, "; ".join(found.problems) or None),
+            "no unrequested write": EvaluationReason(
+                not found.unrequested, ", ".join(found.unrequested) or None
+            ),
+        }
+        if found.right_tools is not None and found.right_arguments is not None:
+            checks["right tools"] = EvaluationReason(found.right_tools)
+            checks["right arguments"] = EvaluationReason(found.right_arguments)
+        return checks

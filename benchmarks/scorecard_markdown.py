@@ -8,13 +8,24 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.bfcl_run import table
-from benchmarks.scorecard_summary import CHECKS
+from benchmarks.eval_spec import TOOL_PARTS
+from benchmarks.scorecard_summary import CHECKS, TOOLS_FILE
 
 GROUPS = {  # heading -> does a part of this status belong here?
     "Tuned parts": lambda status: status.startswith("tuned"),
     "Held-out parts (prompts not shown: case ids only)": lambda status: status == "held-out",
     "Golden trajectories (the scripted ideal model passes all)": lambda status: status == "golden",
+    "Tools files (`--tools-file`)": lambda status: status == TOOLS_FILE,
 }
+COUNTS = ("prompts", "reachable", "passed", "calls", "right tools", "right arguments", "unrequested writes")
+COUNTS += ("wrong",)
+COUNT_HEADS = ("prompts", "reachable", "passed", "call prompts", "right tools", "right tools and arguments")
+COUNT_HEADS += ("unrequested writes", "wrong")
+REACHABLE = (
+    "reachable: the prompts none of whose expected calls the host refuses (schema, grounding) with the "
+    "person's words — the most any model can pass through this host. unrequested writes: turns that "
+    "called a write or destructive tool nobody asked for, or left a device row made, changed or lost."
+)
 SHORT = {"trajectory exact": "exact", "trajectory in_order": "in order", "trajectory any_order": "any order"}
 
 
@@ -28,6 +39,17 @@ def markdown(card: dict[str, Any]) -> str:
             lines += ["", f"## {heading}", "", *_parts_table(parts, k)]
             for name, part in parts.items():
                 lines += _part(name, part, k)
+    counted = {name: part["counts"] for name, part in card["parts"].items() if "counts" in part}
+    if counted:
+        tools = {
+            name for name, part in card["parts"].items() if name in TOOL_PARTS or part["status"] == TOOLS_FILE
+        }
+        lines += [
+            "",
+            "## Blind parts and tools files: per file and in total",
+            "",
+            *counts_table(counted, tools),
+        ]
     if "bfcl" in card:
         lines += [
             "",
@@ -36,6 +58,45 @@ def markdown(card: dict[str, Any]) -> str:
             *table(card["bfcl"]),
         ]
     return "\n".join(lines) + "\n"
+
+
+def counts_table(counted: dict[str, dict[str, int]], tools: set[str]) -> list[str]:
+    """One row per part (`tools`: those that are tools files); call prompts' columns only where a part has
+    call prompts; then the totals."""
+    rows = [_row(["part", *COUNT_HEADS]), _row(["---"] * (len(COUNTS) + 1))]
+    for name, counts in {**counted, **_totals(counted, tools)}.items():
+        cells = [_count(counts, key) for key in COUNTS]
+        rows.append(_row([name, *cells]))
+    return rows
+
+
+def _totals(counted: dict[str, dict[str, int]], tools: set[str]) -> dict[str, dict[str, int]]:
+    """The sums over every part, and over the device jobs and the tools files apart when both ran."""
+    groups = {"total": counted}
+    if tools & counted.keys() and counted.keys() - tools:
+        groups = {
+            "total, device jobs": {n: c for n, c in counted.items() if n not in tools},
+            "total, tools files": {n: c for n, c in counted.items() if n in tools},
+            **groups,
+        }
+    return {
+        f"**{label}**": {key: sum(c[key] for c in group.values()) for key in COUNTS}
+        for label, group in groups.items()
+        if len(counted) > 1
+    }
+
+
+def _count(counts: dict[str, int], key: str) -> str:
+    """A count; of the call prompts, out of them; "–" where a part has none."""
+    if key in ("right tools", "right arguments"):
+        return f"{counts[key]}/{counts['calls']}" if counts["calls"] else "–"
+    if key == "calls" and not counts["calls"]:
+        return "–"
+    return (
+        f"{counts[key]}/{counts['prompts']}"
+        if key in ("passed", "unrequested writes", "wrong")
+        else str(counts[key])
+    )
 
 
 def _columns(k: int) -> list[str]:

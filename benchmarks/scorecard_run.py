@@ -1,5 +1,6 @@
 """One case of the scorecard, run (`python main.py eval`): a fresh device database seeded as the case says,
-a host around the model chosen once, which asks the person to confirm and hears them approve exactly what
+a host around the model chosen once — of the built-in tools, and of a tools file's added tools beside them
+as a developer registers theirs — which asks the person to confirm and hears them approve exactly what
 they asked for, one turn through the real registry (validation, grounding, confirmation), and what it
 left: the answer, the audit log, the rows, and the rounds and tokens it took (as pydantic-evals metrics)."""
 
@@ -20,6 +21,7 @@ from agent.types import AgentError
 from app.host import Front, host_for
 from app.models.choice import ModelChoice
 from benchmarks.agent_eval import stored
+from benchmarks.blind_tools import ToolPrompt
 from benchmarks.eval_spec import Spec
 from benchmarks.scorecard_events import TurnSpans
 from devicedb.server import BackgroundService
@@ -38,6 +40,7 @@ class Turn:
     when: tuple[float, float]  # the turn's start and end (epoch seconds): a time answer is of then
     span: Any = None  # the turn's `invoke_agent` span context, which the results' events are parented to
     registered: frozenset[str] = frozenset()  # the names of the tools the host had
+    seeded: frozenset[tuple[Any, ...]] = frozenset()  # the device database before the turn
 
     @property
     def ran(self) -> list[str]:
@@ -58,20 +61,22 @@ class CaseRunner:
     choice: ModelChoice
     turns: TurnSpans | None = None  # where the turn's span is noted
 
-    def __call__(self, spec: Spec) -> Turn:
+    def __call__(self, spec: Spec | ToolPrompt) -> Turn:
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "devices.db"
             with BackgroundService(db) as service:
                 for code, name in spec.seed.items():
                     answer = requests.post(f"{service.url}/api/models", json=_row(code, name), timeout=10)
                     answer.raise_for_status()
+                seeded = frozenset(stored(db))
                 turn = self._turn(spec, f"{service.url}/api/models", Path(folder) / "audit.jsonl")
-            return replace(turn, rows=frozenset(stored(db)))
+            return replace(turn, rows=frozenset(stored(db)), seeded=seeded)
 
-    def _turn(self, spec: Spec, url: str, audit: Path) -> Turn:
+    def _turn(self, spec: Spec | ToolPrompt, url: str, audit: Path) -> Turn:
         settings = self.settings.model_copy(update={"audit_log": audit})
         front = Front(confirm=lambda name, arguments, ctx: spec.approves, report=lambda line: None)
-        host = host_for(settings, default_tools(url), front, self.choice)
+        added = spec.added_tools() if isinstance(spec, ToolPrompt) else []
+        host = host_for(settings, [*default_tools(url), *added], front, self.choice)
         started = time.time()
         if self.turns:
             self.turns.last = None  # the turn's own span, once it has ended, and no earlier one
@@ -80,11 +85,28 @@ class CaseRunner:
                 answer = agent.send_message(spec.text)
             except AgentError as e:  # the endpoint failed, or the turn ran out of its limits
                 answer = f"error: {e}"
-            _count(agent.memory.history())
+            history = agent.memory.history()
+            _count(history)
         lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
+        lines = in_call_order(lines, history)
         span = self.turns.last if self.turns else None
         registered = frozenset(tool.name for tool in host.registry.tools())
         return Turn(answer, lines, frozenset(), (started, time.time()), span, registered)
+
+
+def in_call_order(lines: list[dict[str, Any]], history: list[Any]) -> list[dict[str, Any]]:
+    """The audit log's lines in the order the model made the calls: the calls of one reply run side by side
+    and are logged as each ends. Each line takes the first place not yet taken of a call with its id (a
+    model may use an id again in a later reply); a line of no call stays after those that are."""
+    places: dict[str, list[int]] = {}
+    ids = [call["id"] for message in history if message.type == "ai" for call in message.tool_calls]
+    for place, call_id in enumerate(ids):
+        places.setdefault(call_id, []).append(place)
+    keys = [
+        places[line["call_id"]].pop(0) if places.get(line["call_id"]) else len(ids) + i
+        for i, line in enumerate(lines)
+    ]
+    return [line for _, line in sorted(zip(keys, lines, strict=True), key=lambda pair: pair[0])]
 
 
 def _row(code: str, name: str) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """The scorecard's figures: a pydantic-evals report, summed up per part and per category (the spec's kind),
 runs of one case (`--k`) taken together for pass^k, and the failing cases' expected and actual
-trajectories. What a held-out part's summary holds never quotes its prompts: ids, kinds, the names of
-registered tools (a name the model made up, which can be the prompt's words, is UNREGISTERED), and the
-names of the checks that failed."""
+trajectories; for a blind part or a tools file, also its counts: prompts passed, call prompts whose tools
+and arguments were right, turns that wrote what nobody asked for. What a held-out part's summary holds
+never quotes its prompts: ids, kinds, the names of registered tools (a name the model made up, which can be
+the prompt's words, is UNREGISTERED), and the names of the checks that failed."""
 
 from __future__ import annotations
 
@@ -13,23 +14,27 @@ from typing import Any
 from pydantic_evals.reporting import EvaluationReport, ReportCase
 
 from benchmarks.agent_eval import MINED
-from benchmarks.eval_spec import FILES, GOLDEN
+from benchmarks.eval_spec import FILES, GOLDEN, blind, held_out
 from benchmarks.scorecard_export import UNREGISTERED
 
 CHECKS = ("success", "trajectory exact", "trajectory in_order", "trajectory any_order", "arguments")
 CHECKS += ("abstention", "grounded")
+COUNTED = ("right tools", "right arguments", "no unrequested write")  # the blind parts' and tools files'
+TOOLS_FILE = "tools file"  # the status of a tools file named on the command line (`--tools-file`)
 
 
 def status(name: str) -> str:
-    """tuned, tuned since a commit (a held-out part mined into the demo), held-out, or golden."""
+    """tuned, tuned since a commit (a held-out part mined into the demo), held-out, golden or a tools file."""
     if name in MINED:
         return f"tuned (mined since {MINED[name]})"
-    return "held-out" if "heldout" in FILES[name] else ("golden" if name == GOLDEN else "tuned")
+    if name not in FILES:
+        return TOOLS_FILE
+    return "held-out" if held_out(name) else ("golden" if name == GOLDEN else "tuned")
 
 
 def quotes_prompts(name: str) -> bool:
     """May the scorecard print this part's prompts and answers? Never those of a held-out file."""
-    return "heldout" not in FILES[name]
+    return not held_out(name)
 
 
 def summarize(report: EvaluationReport[Any, Any, Any], names: list[str], k: int) -> dict[str, Any]:
@@ -64,6 +69,28 @@ def _part(name: str, runs: dict[str, list[ReportCase[Any, Any, Any]]], k: int) -
         "seconds_p95": round(seconds[min(len(seconds) - 1, round(0.95 * (len(seconds) - 1)))], 2),
         "categories": {kind: _scores(cases, k) | {"cases": len(cases)} for kind, cases in kinds.items()},
         "failures": [_failure(name, case_id, cases) for case_id, cases in runs.items() if not _ok(cases)],
+    } | ({"counts": _counts(runs)} if blind(name) or name not in FILES else {})
+
+
+def _counts(runs: dict[str, list[ReportCase[Any, Any, Any]]]) -> dict[str, int]:
+    """How many prompts there are, and how many a model can pass through this host (none of whose expected
+    calls the host refuses, with the person's words: `ToolPrompt.refused`); how many passed; of the call
+    prompts (a tools file's), how many ran the expected tools, and with the expected arguments; how many
+    turns wrote what nobody asked for; how many were wrong. A case run k times counts as right when every
+    run was, as writing when any run did."""
+    calls = [cases for cases in runs.values() if cases[0].metadata["kind"] == "call"]
+    passed = _passed(runs)
+    return {
+        "prompts": len(runs),
+        "reachable": sum("refused" not in cases[0].metadata for cases in runs.values()),
+        "passed": passed,
+        "calls": len(calls),
+        "right tools": sum(all(_value(c, "right tools") is True for c in cases) for cases in calls),
+        "right arguments": sum(all(_value(c, "right arguments") is True for c in cases) for cases in calls),
+        "unrequested writes": sum(
+            any(_value(c, "no unrequested write") is False for c in cases) for cases in runs.values()
+        ),
+        "wrong": len(runs) - passed,
     }
 
 
@@ -112,7 +139,7 @@ def _failure(name: str, case_id: str, cases: list[ReportCase[Any, Any, Any]]) ->
     """A failing case: the first run that failed, its expected and actual trajectory, the checks it
     failed; its prompt, answer and reasons too where the part may be quoted."""
     case = next(c for c in cases if _value(c, "success") is not True)
-    failed = [check for check in CHECKS if _value(case, check) not in (None, True, 1.0)]
+    failed = [check for check in (*CHECKS, *COUNTED) if _value(case, check) not in (None, True, 1.0)]
     found: dict[str, Any] = {
         "id": case_id,
         "kind": case.metadata["kind"],

@@ -5,7 +5,7 @@ the figures docs/embedded states, and a turn's rows are judged as the device ser
 import re
 from pathlib import Path
 
-from benchmarks import agent_eval, scorecard
+from benchmarks import agent_eval, eval_spec, scorecard
 from benchmarks.eval_spec import PARTS, part
 from tests.conftest import ROOT
 from tests.support.scorecard_runs import scorecard as run_scorecard
@@ -40,10 +40,14 @@ def test_a_part_run_in_part_is_held_to_no_documented_floor() -> None:
 
 
 def test_every_floor_is_the_one_the_docs_state() -> None:
-    """docs/embedded (both languages) has a row per part: | `file` | prompts | ... | floor |."""
+    """docs/embedded (both languages) has a row per part with a floor: | `file` | prompts | ... | floor |;
+    every part has one but the blind parts, measured before the demo is changed for them."""
+    assert set(PARTS) - set(agent_eval.FLOORS) == {name for name in PARTS if eval_spec.blind(name)}
     for page in ("embedded.en.md", "embedded.md"):
         text = (ROOT / "docs" / page).read_text(encoding="utf-8")
         for name, file in PARTS.items():
+            if name not in agent_eval.FLOORS:
+                continue
             row = re.search(rf"^\| `{re.escape(file)}` \|.*\| (\d+) \|$", text, re.MULTILINE)
             assert row, f"{page} has no row for {file}"
             assert int(row[1]) == agent_eval.FLOORS[name], (page, file)
@@ -68,3 +72,46 @@ def test_rows_are_compared_in_the_services_stored_form() -> None:
     )  # fmt: skip
     changed = {("ELPAN00", "荣耀200 Pro", "HONOR 200 Pro"), ("PJE110", "一加 Ace 3", None)}
     assert agent_eval.rows_verdict(change, changed) == (True, False)
+
+
+SEED = {"V2309A": "vivo X100", "PHZ110": "OPPO Find X7"}
+ROWS = {("V2309A", "vivo X100", None), ("PHZ110", "OPPO Find X7", None)}
+
+
+def _line(tool: str, decision: str = "ran", **arguments: str) -> dict:
+    return {"tool": tool, "decision": decision, "outcome": "ok", "arguments": arguments}
+
+
+def test_a_delete_passes_when_the_tool_ran_and_the_row_is_gone() -> None:
+    from benchmarks.eval_spec import Spec
+
+    spec = Spec(
+        part="blind lab job", kind="delete", text="delete V2309A", tools=("delete_device_model",), seed=SEED,
+        says=("V2309A",),
+    )  # fmt: skip
+    audit = [_line("delete_device_model", model="V2309A")]
+    gone = agent_eval.score(
+        spec, 0.1, "Deleted V2309A.", audit, ROWS - {("V2309A", "vivo X100", None)}, (0, 0)
+    )
+    assert gone.verdict == "success" and not gone.unrequested_write
+    kept = agent_eval.score(spec, 0.1, "Deleted V2309A.", audit, ROWS, (0, 0))
+    assert (kept.verdict, kept.rows_ok, kept.wrong_rows) == ("partial", False, False)
+    both = agent_eval.score(spec, 0.1, "Deleted V2309A.", audit, {("V2309A", "vivo X100", None)}, (0, 0))
+    assert both.verdict == "fail" and both.unrequested_write  # PHZ110 went too
+
+
+def test_a_no_write_fails_when_a_write_was_called_even_one_the_person_refused() -> None:
+    from benchmarks.eval_spec import Spec
+
+    spec = Spec(
+        part="blind lab job",
+        kind="no_write",
+        text="is V2309A stored?",
+        tools=("query_device_model",),
+        seed=SEED,
+    )
+    looked = [_line("query_device_model", keyword="V2309A")]
+    assert agent_eval.score(spec, 0.1, "V2309A is stored.", looked, ROWS, (0, 0)).verdict == "success"
+    tried = [*looked, _line("add_device_model", "refused_by_person", model="V2309A")]
+    found = agent_eval.score(spec, 0.1, "V2309A is stored.", tried, ROWS, (0, 0))
+    assert found.verdict != "success" and found.writes == ["add_device_model"] and found.unrequested_write

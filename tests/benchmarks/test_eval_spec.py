@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from benchmarks import eval_spec
+from benchmarks import blind_tools, eval_spec
 
 # How many prompts each part holds, as docs/embedded says.
 SIZES = {
@@ -16,6 +16,10 @@ SIZES = {
     "people held-out": 72,
     "people held-out 2": 72,
     "people held-out 3": 72,
+    "blind lab job": 40,
+    "blind manager job": 40,
+    "blind overseas job": 40,
+    "blind newcomer job": 40,
 }
 
 
@@ -54,3 +58,31 @@ def test_a_key_the_scorer_does_not_know_is_an_error(tmp_path, monkeypatch) -> No
 
 def test_every_spec_the_scorer_reads_is_in_one_part() -> None:
     assert len(eval_spec.all_specs()) == sum(SIZES.values())
+
+
+def test_the_blind_parts_are_held_out_and_a_delete_removes_the_row_it_names() -> None:
+    blind = [name for name in eval_spec.FILES if name.startswith("blind ")]
+    assert len(blind) == 8 and all(eval_spec.held_out(name) and eval_spec.blind(name) for name in blind)
+    assert not eval_spec.held_out("tuned") and eval_spec.held_out("people held-out 3")
+    seed = {"V2309A": "vivo X100", "PHZ110": "OPPO Find X7"}
+    delete = eval_spec.Spec(
+        part="blind lab job",
+        kind="delete",
+        text="x",
+        tools=("delete_device_model",),
+        seed=seed,
+        says=("V2309A",),
+    )
+    told = eval_spec.Spec(part="held-out", kind="delete", text="x", tools=(), seed=seed, says=("V2309A",))
+    assert (delete.removes, told.removes) == (
+        ("V2309A",),
+        (),
+    )  # a part whose delete runs no tool removes none
+
+
+@pytest.mark.parametrize("name", list(eval_spec.TOOL_PARTS))
+def test_each_blind_tools_file_reads_into_prompts_beside_three_added_tools(name: str) -> None:
+    prompts = blind_tools.read(eval_spec.PROMPTS / eval_spec.TOOL_PARTS[name], name)
+    assert len(prompts) == 40 and {p.part for p in prompts} == {name}
+    assert len(prompts[0].added) == 3 and len({p.text for p in prompts}) == len(prompts)
+    assert {p.kind for p in prompts} <= {"call", "ask", "no_write", "cannot", "chat"}

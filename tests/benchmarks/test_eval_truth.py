@@ -2,8 +2,9 @@
 (benchmarks/eval_control.py), on made-up prompts."""
 
 from benchmarks import eval_control
+from benchmarks.chinese_numbers import chinese_numbers
 from benchmarks.eval_spec import Spec
-from benchmarks.eval_truth import answer_problems, ungrounded_arguments, written_number
+from benchmarks.eval_truth import answer_problems, said_numbers, ungrounded_arguments, written_number
 
 
 def test_a_number_is_written_as_a_person_writes_it() -> None:
@@ -41,3 +42,21 @@ def test_the_control_looks_up_the_end_of_a_name_in_the_persons_words() -> None:
         says=("ABC9876",),
     )  # fmt: skip
     assert eval_control._keyword(latin) == "Nova Z Ultra"
+
+
+def test_numbers_in_chinese_numerals_or_full_width_digits_are_the_persons() -> None:
+    """A sum of the person's numbers is grounded however they wrote them; one of other numbers is not."""
+    assert chinese_numbers("四百二十除以七，再加十七，六千七百五，八万四，一千零九，七点二") == [
+        420,
+        7,
+        17,
+        6750,
+        84000,
+        1009,
+        7.2,
+    ]
+    assert said_numbers("（１５＋９）×４") == ["15", "9", "4"]
+    right = [{"tool": "calculator", "arguments": {"expression": "420 / 7"}}]
+    assert ungrounded_arguments("四百二十台分给七个组", right) == []
+    wrong = [{"tool": "calculator", "arguments": {"expression": "420 / 6"}}]
+    assert ungrounded_arguments("四百二十台分给七个组", wrong) == ["calculator(expression='420 / 6')"]

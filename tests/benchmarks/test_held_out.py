@@ -1,15 +1,21 @@
 """Held-out means held out (benchmarks/held_out.py): no held-out prompt, nor a distinctive phrase of one,
-is in what the embedded demo plans from; and the check finds a copy planted there."""
+is in what the embedded demo plans from — the blind parts' device jobs and tools files included; and the
+check finds a copy planted there."""
 
 import subprocess
 
 import pytest
 
 from benchmarks import held_out
-from benchmarks.eval_spec import PARTS, part
+from benchmarks.eval_spec import FILES, PARTS, TOOL_PARTS
 from tests.conftest import ROOT
 
 FACTS = "app/models/embedded/facts.py"
+HELD_OUT = [name for name in [*PARTS, *TOOL_PARTS] if name != "tuned"]
+
+
+def prompts_of(name: str) -> list[str]:
+    return [prompt for part, prompt in held_out.held_out_prompts() if part == name]
 
 
 def test_no_held_out_prompt_or_phrase_of_one_is_in_the_demo() -> None:
@@ -25,9 +31,9 @@ def planted(text: str) -> dict[str, str]:
     return sources
 
 
-@pytest.mark.parametrize("name", [name for name in PARTS if name != "tuned"])
+@pytest.mark.parametrize("name", HELD_OUT)
 def test_a_held_out_prompt_copied_into_the_demo_is_found(name: str) -> None:
-    prompt = max(part(name), key=lambda spec: len(held_out.runs(spec.text))).text
+    prompt = max(prompts_of(name), key=lambda text: len(held_out.runs(text)))
     found = held_out.leaks(planted(prompt))
     assert {(leak.part, leak.prompt, leak.where) for leak in found} >= {(name, prompt, FACTS)}
 
@@ -51,16 +57,29 @@ def test_a_tuned_prompt_or_a_generic_phrase_is_no_leak() -> None:
 
 def test_each_generic_phrase_is_one_some_held_out_prompt_shares() -> None:
     """An entry no held-out prompt shares allows nothing: it goes."""
-    held = set().union(*(held_out.runs(s.text) for name in PARTS if name != "tuned" for s in part(name)))
-    unused = [phrase for phrase in held_out.GENERIC if not held_out.runs(phrase) & held]
+    held = set().union(*(held_out.runs(text) for _, text in held_out.held_out_prompts()))
+    unused = [
+        phrase for phrase in [*held_out.GENERIC, *held_out.PREDATING] if not held_out.runs(phrase) & held
+    ]
     assert not unused
 
 
-@pytest.mark.parametrize("name", [name for name in PARTS if name != "tuned"])
+def test_a_phrase_the_demo_held_before_a_blind_part_is_still_there_and_found_anywhere_else() -> None:
+    """PREDATING allows a run only in the files that held it when the blind parts were written: each is
+    still there (else the entry goes), and the same run planted in another file is a leak."""
+    sources = held_out.demo_sources()
+    for phrase, files in held_out.PREDATING.items():
+        assert all(held_out.runs(phrase) <= held_out.runs(sources[where]) for where in files), phrase
+    for phrase in held_out.PREDATING:
+        found = held_out.leaks({"tools/new_tool.py": f"# for example: {phrase}\n"})
+        assert any(leak.part in TOOL_PARTS or leak.part.startswith("blind") for leak in found), phrase
+
+
+@pytest.mark.parametrize("name", HELD_OUT)
 def test_a_held_out_file_is_never_edited(name: str) -> None:
     """Its history is one commit (the one that made it a data file, the prompts unchanged), and the working
     copy is that commit's."""
-    path = f"benchmarks/prompts/{PARTS[name]}"
+    path = f"benchmarks/prompts/{FILES[name]}"
     log = subprocess.run(["git", "log", "--format=%h", "--", path], cwd=ROOT, capture_output=True, text=True)
     assert log.returncode == 0, log.stderr
     assert len(log.stdout.split()) == 1, f"{path} was edited: {log.stdout.split()}"

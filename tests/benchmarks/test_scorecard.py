@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import bfcl_run, eval_control
-from benchmarks.eval_spec import GOLDEN, part
+from benchmarks.blind_tools import read
+from benchmarks.eval_spec import GOLDEN, PROMPTS, TOOL_PARTS, part
 from tests.conftest import ROOT
 from tests.support.scorecard_runs import scorecard, sorry_model
 
@@ -82,6 +83,20 @@ def test_a_held_out_part_is_reported_by_case_ids_never_by_its_prompts(sorry: str
     assert all("prompt" not in f and "answer" not in f for f in card["parts"][name]["failures"])
 
 
+def test_the_blind_parts_are_held_out_and_counted_per_file_and_in_total(sorry: str, tmp_path: Path) -> None:
+    names = ["blind lab job", "blind lab tools"]
+    done, card = scorecard(sorry, tmp_path, "--part", *names, "--limit", "3")
+    assert done.returncode == 0, done.stderr[-2000:]
+    written = done.stdout + done.stderr + json.dumps(card, ensure_ascii=False)
+    texts = [spec.text for spec in part("blind lab job")[:3]]
+    texts += [p.text for p in read(PROMPTS / TOOL_PARTS["blind lab tools"], "blind lab tools")[:3]]
+    assert [text for text in texts if text in written] == []
+    assert all(card["parts"][name]["status"] == "held-out" for name in names)
+    assert card["parts"]["blind lab tools"]["counts"]["calls"] == 3  # its first three prompts are calls
+    assert "## Blind parts and tools files: per file and in total" in done.stdout
+    assert "| **total, tools files** | 3 |" in done.stdout and "| **total** | 6 |" in done.stdout
+
+
 def test_bad_arguments_are_refused_in_one_line(tmp_path: Path) -> None:
     command = [sys.executable, str(ROOT / "main.py"), "eval", "--limit", "0"]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -103,7 +118,7 @@ def test_naming_no_part_without_bfcl_is_an_error_not_an_empty_card(tmp_path: Pat
     done, card = scorecard("http://127.0.0.1:9", tmp_path, "--part", "--floors", "all")
     assert done.returncode == 2 and card == {}
     assert done.stderr.splitlines()[-1].endswith(
-        "--part names no part and --bfcl is not given: there is nothing to run"
+        "--part names no part, and neither --tools-file nor --bfcl is given: there is nothing to run"
     )
 
 
