@@ -88,7 +88,7 @@ BFCL_HELP = (
 
 def _parts_help() -> str:
     names = ", ".join(repr(name) for name in FILES)
-    return f"the device job's parts to run (default: all; none named: none): {names}"
+    return f"the parts to run, device jobs and tools files (default: all; none named: none): {names}"
 
 
 def _cases(text: str) -> int | None:
