@@ -3,7 +3,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test test-core lint bench postgres fuzz conformance eval eval-blind eval-gemma security security-venv \
+.PHONY: install run test test-core lint bench load postgres fuzz conformance eval eval-blind eval-gemma security security-venv \
 	bfcl bfcl-venv \
 	phoenix mitmproxy chromium curl \
 	trace-screenshot page-screenshots docs
@@ -167,6 +167,15 @@ bench: install postgres $(PEERS)/.installed
 	$(PY) -m benchmarks.serve_bench --peers-python $(PEERS)/bin/python
 	$(PY) -m benchmarks.local_model_bench
 	$(PY) -m benchmarks.demo_start
+	$(PY) -m benchmarks.load --servers 1 --workers 1 --users 4 --conversations 8 --turns 2
+
+# The served agent under load (benchmarks/load.py): N servers x M workers on one Postgres, the device service
+# they write to, a scripted LLM; writes counted at the device service. --kill-at 10 in LOAD_ARGS kills a server
+# mid-load; '--before DIR' runs the same load on another checkout too (docs/speed).
+LOAD_ARGS ?= --servers 2 --workers 4 --users 32 --conversations 100 --turns 4
+
+load: install postgres
+	$(PY) -m benchmarks.load $(LOAD_ARGS)
 
 SECURITY := benchmarks/.venv-agentdojo
 
