@@ -21,7 +21,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.load_client import Turn, drive
@@ -93,13 +95,14 @@ def make_keys(checkout: Checkout, env: dict[str, str], users: int, cwd: Path) ->
 
 class Killer(threading.Thread):
     """`kill -9` of a server `at` seconds into the load (if it still runs), started again `after` seconds
-    later; `killed_at` is when (time.monotonic()), `cut` how many turns were in flight then."""
+    later; `killed_at` is when (time.monotonic()), `back_at` when it answered again."""
 
-    def __init__(self, server: Server, at: float, after: float, record: list[Turn]) -> None:
+    def __init__(self, server: Server, at: float, after: float) -> None:
         super().__init__(daemon=True)
-        self.server, self.at, self.after, self.record = server, at, after, record
+        self.server, self.at, self.after = server, at, after
         self.finished = threading.Event()  # the load's end
         self.killed_at: float | None = None
+        self.back_at: float | None = None  # when it answered again
 
     def run(self) -> None:
         if self.finished.wait(self.at):
@@ -108,51 +111,75 @@ class Killer(threading.Thread):
         self.server.kill()
         time.sleep(self.after)
         self.server.start().wait_up()
+        self.back_at = time.monotonic()
+
+
+@dataclass
+class Fleet:
+    """One side's running processes: its servers, the device service (and its database), the users' keys."""
+
+    servers: list[Server]
+    device: ServiceProcess
+    devices: str  # the device service's database URL
+    keys: list[str]
+    folder: Path  # the servers' working folder: their logs, the audit log
+
+    def cpu_readers(self, llm: Process) -> dict[str, Callable[[], float]]:
+        """CPU seconds so far, by process: each read twice, around the load."""
+        device_pid = self.device._proc.pid  # type: ignore[union-attr]  # its first process
+        return {
+            "servers": lambda: sum(s.cpu() for s in self.servers),
+            "device service": lambda: cpu_seconds(device_pid),
+            "LLM stub": lambda: cpu_seconds(llm.pid),
+            "client": lambda: sum(os.times()[:2]),
+        }
+
+
+def start_fleet(
+    stack: ExitStack, checkout: Checkout, args: argparse.Namespace, postgres: PostgresCluster, llm: Process
+) -> Fleet:
+    """The device service and the servers of one checkout, on databases of their own, stopped with `stack`."""
+    side = f"{checkout.name.replace('-', '_').lower()}_{os.getpid()}"
+    database, devices = postgres.create_database(f"agent_{side}"), postgres.create_database(f"devices_{side}")
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="load-")))
+    if args.keep:
+        folder = args.keep.resolve() / side
+        folder.mkdir(parents=True)
+    device = stack.enter_context(ServiceProcess(devices, workers=args.device_workers))
+    env = server_env(database, llm.url, device, folder / "audit.jsonl")
+    keys = make_keys(checkout, env, args.users, folder)
+    servers = [Server(checkout, env, args.workers, folder) for _ in range(args.servers)]
+    for server in servers:  # one after the other: the first makes DBOS's tables
+        stack.callback(server.stop)
+        server.start().wait_up()
+    return Fleet(servers, device, devices, keys, folder)
 
 
 def run_side(
     checkout: Checkout, args: argparse.Namespace, postgres: PostgresCluster, llm: Process
 ) -> Figures:
-    """The load on one checkout, on databases of its own; its figures."""
-    side = f"{checkout.name.replace('-', '_').lower()}_{os.getpid()}"
-    database, devices = postgres.create_database(f"agent_{side}"), postgres.create_database(f"devices_{side}")
+    """The load on one checkout; its figures."""
     with ExitStack() as stack:
-        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="load-")))
-        if args.keep:
-            tmp = args.keep.resolve() / side
-            tmp.mkdir(parents=True)
-        device = stack.enter_context(ServiceProcess(devices, workers=args.device_workers))
-        env = server_env(database, llm.url, device, tmp / "audit.jsonl")
-        keys = make_keys(checkout, env, args.users, tmp)
-        servers = [Server(checkout, env, args.workers, tmp) for _ in range(args.servers)]
-        for server in servers:  # one after the other: the first makes DBOS's tables
-            stack.callback(server.stop)
-            server.start().wait_up()
-        device_pid = device._proc.pid  # type: ignore[union-attr]  # its first process
-        measured = {
-            "servers": lambda: sum(s.cpu() for s in servers),
-            "device service": lambda: cpu_seconds(device_pid),
-            "LLM stub": lambda: cpu_seconds(llm.pid),
-            "client": lambda: sum(os.times()[:2]),
-        }
-        before = {name: read() for name, read in measured.items()}
+        fleet = start_fleet(stack, checkout, args, postgres, llm)
+        readers = fleet.cpu_readers(llm)
+        before = {name: read() for name, read in readers.items()}
         record: list[Turn] = []
-        killer = Killer(servers[0], args.kill_at, args.restart_after, record) if args.kill_at else None
+        killer = Killer(fleet.servers[0], args.kill_at, args.restart_after) if args.kill_at else None
         started = time.monotonic()
         if killer:
             killer.start()
-        drive(keys, [s.url for s in servers], args.conversations, args.turns, record)
+        drive(fleet.keys, [s.url for s in fleet.servers], args.conversations, args.turns, record)
         seconds = time.monotonic() - started
         if killer:
             killer.finished.set()
             killer.join()
-        cpu = {name: read() - before[name] for name, read in measured.items()}
-        name = f"{checkout.name} ({revision(checkout.root)})"
-        asked = args.conversations * args.turns
-        figures = Figures(name, args.users, asked, seconds, record, writes_at(devices), cpu)
-        figures.killed_at = killer.killed_at if killer else None
+        cpu = {name: read() - before[name] for name, read in readers.items()}
+        name, asked = f"{checkout.name} ({revision(checkout.root)})", args.conversations * args.turns
+        figures = Figures(name, args.users, asked, seconds, record, writes_at(fleet.devices), cpu)
+        if killer:
+            figures.killed_at, figures.back_at = killer.killed_at, killer.back_at
         if args.keep:
-            keep_turns(tmp / "turns.jsonl", record, started, figures.killed_at)
+            keep_turns(fleet.folder / "turns.jsonl", record, started, figures.killed_at)
         return figures
 
 

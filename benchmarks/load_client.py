@@ -44,6 +44,7 @@ class Turn:
     outcome: str = "gave up"  # "done", or what ended it otherwise ("HTTP 400", "gave up")
     resent: Counter = field(default_factory=Counter)  # why it was sent again: "connection", "HTTP 503"
     approvals: int = 0
+    refusal: str | None = None  # the add's error, when the answer says it did not run (e.g. a refused call)
 
     @property
     def took(self) -> float:
@@ -81,7 +82,7 @@ class User:
         turn.ended = time.monotonic()
         if answer is None:
             return None
-        turn.outcome = "done"
+        turn.outcome, turn.refusal = "done", refusal(answer)
         return str(answer["conversation_id"])
 
     def send(self, turn: Turn, text: str, conversation_id: str | None, key: str) -> dict[str, Any] | None:
@@ -113,6 +114,15 @@ class User:
 
     def close(self) -> None:
         self.client.close()
+
+
+def refusal(answer: dict[str, Any]) -> str | None:
+    """The error of the add the answer reports, if it failed: the host's refusal or the service's error."""
+    for call in answer.get("agent_tool_calls") or []:
+        result = call.get("result") or {}
+        if call.get("name") == "add_device_model" and result.get("ok") is False:
+            return str(result.get("error", ""))[:60]
+    return None
 
 
 def drive(keys: list[str], urls: list[str], conversations: int, turns: int, record: list[Turn]) -> None:

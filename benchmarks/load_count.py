@@ -41,6 +41,7 @@ class Figures:
     writes: Writes
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process
     killed_at: float | None = None  # time.monotonic() of the kill
+    back_at: float | None = None  # ... and of the killed server answering again
 
     @property
     def done(self) -> list[Turn]:
@@ -51,30 +52,42 @@ class Figures:
         return stored_twice + sum(n - 1 for n in self.writes.keys.values() if n > 1)
 
     def lost(self) -> int:
-        return sum(1 for t in self.done if t.code.upper() not in self.writes.rows)
+        """Turns answered as done, whose add did not report an error, and whose code is not stored."""
+        return sum(1 for t in self.done if not t.refusal and t.code.upper() not in self.writes.rows)
 
     def errors(self) -> Counter:
-        """Each re-send by its reason, and each turn that ended without an answer by how."""
+        """Each re-send by its reason, each turn that ended without an answer by how, and each answered
+        turn whose add did not run, by the error its answer gave."""
         counted: Counter = Counter()
         for turn in self.turns:
             counted.update({f"{why} (re-sent)": n for why, n in turn.resent.items()})
             if turn.outcome != "done":
                 counted[f"{turn.outcome} (failed)"] += 1
+            if turn.refusal:
+                counted[f"add not run, said the answer: {turn.refusal}"] += 1
         counted["unanswered (never sent)"] = self.asked - len(self.turns)
         return +counted
 
     def cut(self) -> list[Turn]:
-        """The turns in flight when the server was killed."""
+        """The turns the kill cut: in flight then, and sent again after a connection error (a turn in
+        flight on a server that lived saw none)."""
         if self.killed_at is None:
             return []
         at = self.killed_at
-        return [t for t in self.turns if t.started < at and (not t.ended or t.ended > at)]
+        return [
+            t
+            for t in self.turns
+            if t.started < at and (not t.ended or t.ended > at) and t.resent["connection"]
+        ]
 
     def recovery(self) -> float | None:
         """Seconds from the kill to the last answer of a turn that was in flight then."""
         if self.killed_at is None:
             return None
         return max((t.ended for t in self.cut() if t.ended), default=self.killed_at) - self.killed_at
+
+    def _since_kill(self, moment: float | None) -> str:
+        return "-" if moment is None or self.killed_at is None else f"{moment - self.killed_at:.1f}"
 
     def latency_ms(self) -> list[float]:
         took = [t.took * 1000 for t in self.done]
@@ -93,6 +106,7 @@ class Figures:
             ("users", str(self.users), None),
             ("turns answered / asked", f"{len(self.done)} / {self.asked}", None),
             ("codes stored", str(len(self.writes.rows)), None),
+            ("approvals answered yes", str(sum(t.approvals for t in self.turns)), None),
             ("turns/s", f"{rate:.1f}", rate),
             ("p50 ms", f"{p50:.0f}", p50),
             ("p95 ms", f"{p95:.0f}", p95),
@@ -101,6 +115,7 @@ class Figures:
             ("duplicates", str(self.duplicates()), None),
             ("lost writes", str(self.lost()), None),
             ("turns cut by the kill", "-" if recovery is None else str(len(self.cut())), None),
+            ("killed server answering again after s", self._since_kill(self.back_at), None),
             ("recovery s", "-" if recovery is None else f"{recovery:.1f}", recovery),
         ]
         turns = max(len(self.done), 1)

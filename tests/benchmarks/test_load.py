@@ -1,6 +1,6 @@
-"""benchmarks/load.py at its smallest, as `make bench` runs it: one server with one worker on Postgres, 4 users
-over 8 conversations x 2 turns, each turn an add through the device service; the table it prints says every
-turn answered, each code stored once, none lost."""
+"""benchmarks/load.py at its smallest, as `make bench` runs it: one server with one worker on Postgres,
+4 users over 8 conversations x 2 turns, each turn an add through the device service; the table it prints
+says every turn answered, each code stored once, none lost."""
 
 from __future__ import annotations
 
