@@ -14,6 +14,7 @@ in a few lines, and leave the client's own CPU time easy to read.
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 import uuid
@@ -121,7 +122,9 @@ def refusal(answer: dict[str, Any]) -> str | None:
     for call in answer.get("agent_tool_calls") or []:
         result = call.get("result") or {}
         if call.get("name") == "add_device_model" and result.get("ok") is False:
-            return str(result.get("error", ""))[:60]
+            return re.sub(r"'[^']*'", "'…'", str(result.get("error", "")))[
+                :100
+            ]  # the same error, however quoted
     return None
 
 
