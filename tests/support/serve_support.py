@@ -172,8 +172,13 @@ def descendants(pid: int) -> list[int]:
         wanted = set(more)
 
 
-PERMISSIONS = {"default": ["add_model"], "users": {"alice": ["add_model", "delete_model"], "carol": []}}
-USERS = ("alice", "bob", "carol")  # alice adds and deletes; bob adds; carol may do neither
+PERMISSIONS = {
+    "default": ["add_model"],
+    "users": {"alice": ["add_model", "delete_model"], "dana": ["add_model", "delete_model"], "carol": []},
+}
+# alice adds and deletes; bob adds; carol may do neither; dana adds and deletes, in turns of her own (the A2A
+# promises' tests), so that alice's stay under the turns a person may start a minute
+USERS = ("alice", "bob", "carol", "dana")
 
 
 def served_agent(request: Any, tmp_path_factory: Any) -> Iterator[ServedAgent]:

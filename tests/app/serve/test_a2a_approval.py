@@ -17,12 +17,12 @@ from tests.support.fake_llm import call, text, tool_calls
 from tests.support.serve_support import devices
 
 
-def asked_to_delete(agent, code: str, call_id: str):
-    """alice's task that added `code`, then was asked to delete it: the task waiting for her."""
-    alice = A2A(agent, "alice")
+def asked_to_delete(agent, code: str, call_id: str, user: str = "alice"):
+    """`user`'s task that added `code`, then was asked to delete it: the task waiting for them."""
+    alice = A2A(agent, user)
     agent.llm.add(tool_calls(call("add_device_model", {"model": code}, f"add_{code}")), text("added"))
     added = alice.task(f"add {code}")
-    assert (code, "alice") in devices(agent.database)
+    assert (code, user) in devices(agent.database)
     agent.llm.add(tool_calls(call("delete_device_model", {"model": code}, call_id)))
     return alice.task(f"delete {code}", context_id=added.context_id)
 

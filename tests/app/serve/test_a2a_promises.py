@@ -44,9 +44,9 @@ def history_says(task, words: str) -> bool:
 
 
 def test_a_yes_that_names_only_its_task_runs_the_call_it_showed_once(agent):
-    asked = asked_to_delete(agent, "A7010", "prom_del1")
+    asked = asked_to_delete(agent, "A7010", "prom_del1", "dana")
     agent.llm.add(text("Deleted A7010."))
-    done = A2A(agent, "alice").send_message(on_task("yes", asked.id))
+    done = A2A(agent, "dana").send_message(on_task("yes", asked.id))
     assert (done.id, done.context_id, done.status.state) == (
         asked.id,
         asked.context_id,
@@ -58,58 +58,58 @@ def test_a_yes_that_names_only_its_task_runs_the_call_it_showed_once(agent):
 
 
 def test_a_no_that_names_only_its_task_refuses_for_good_and_a_later_ok_runs_nothing(agent):
-    asked = asked_to_delete(agent, "A7020", "prom_del2")
+    asked = asked_to_delete(agent, "A7020", "prom_del2", "dana")
     agent.llm.add(text("Kept A7020."))
-    kept = A2A(agent, "alice").send_message(on_task("no", asked.id))
+    kept = A2A(agent, "dana").send_message(on_task("no", asked.id))
     assert (kept.context_id, kept.status.state) == (asked.context_id, TaskState.TASK_STATE_COMPLETED)
     assert history_says(kept, "refused")
     agent.llm.add(text("ok then"))
-    A2A(agent, "alice").task("ok", context_id=asked.context_id)
+    A2A(agent, "dana").task("ok", context_id=asked.context_id)
     assert "A7020" in codes(agent)
     assert "ran" not in ran(agent, "prom_del2")
 
 
 def test_a_context_id_other_than_the_tasks_is_the_sdks_error_and_runs_nothing(agent):
-    asked = asked_to_delete(agent, "A7030", "prom_del3")
+    asked = asked_to_delete(agent, "A7030", "prom_del3", "dana")
     with pytest.raises(InvalidParamsError):
-        A2A(agent, "alice").send_message(on_task("yes", asked.id, context_id="ctx-" + uuid.uuid4().hex))
+        A2A(agent, "dana").send_message(on_task("yes", asked.id, context_id="ctx-" + uuid.uuid4().hex))
     assert "A7030" in codes(agent)
     assert "ran" not in ran(agent, "prom_del3")
 
 
 def test_after_a_no_the_next_approval_the_turn_waits_for_is_shown_not_hidden_by_rejected(agent):
-    asked = asked_to_delete(agent, "A7040", "prom_del4")
+    asked = asked_to_delete(agent, "A7040", "prom_del4", "dana")
     agent.llm.add(tool_calls(call("delete_device_model", {"model": "A7040"}, "prom_del5")))
-    again = A2A(agent, "alice").send_message(on_task("no", asked.id))
+    again = A2A(agent, "dana").send_message(on_task("no", asked.id))
     assert again.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     assert history_says(again, "refused")
     [pending] = data_of(again.status.message.parts)
     assert pending["pending_approval"]["tool_call_id"] == "prom_del5"
     agent.llm.add(text("ok then"))
-    A2A(agent, "alice").task("ok", context_id=asked.context_id)  # a new task: it answers nothing
+    A2A(agent, "dana").task("ok", context_id=asked.context_id)  # a new task: it answers nothing
     assert "A7040" in codes(agent)
     assert "ran" not in ran(agent, "prom_del4") + ran(agent, "prom_del5")
 
 
 def test_a_bare_ok_in_a_new_task_never_answers_the_approval_another_task_showed(agent):
-    asked = asked_to_delete(agent, "A7050", "prom_del6")
+    asked = asked_to_delete(agent, "A7050", "prom_del6", "dana")
     agent.llm.add(text("Nothing to do."))
-    other = A2A(agent, "alice").task("ok", context_id=asked.context_id)
+    other = A2A(agent, "dana").task("ok", context_id=asked.context_id)
     assert other.id != asked.id
     assert "A7050" in codes(agent)
-    answered = A2A(agent, "alice").send_message(on_task("yes", asked.id))  # the approval is gone now
+    answered = A2A(agent, "dana").send_message(on_task("yes", asked.id))  # the approval is gone now
     assert answered.status.state == TaskState.TASK_STATE_FAILED
     assert "A7050" in codes(agent)
     assert "ran" not in ran(agent, "prom_del6")
 
 
 def test_the_same_message_sent_again_without_a_context_finds_its_task_and_runs_once(agent):
-    alice = A2A(agent, "alice")
+    dana = A2A(agent, "dana")
     agent.llm.add(tool_calls(call("add_device_model", {"model": "A7060"}, "prom_add1")), text("added A7060"))
     sent = on_task("add A7060", "", message_id="msg-" + uuid.uuid4().hex)
-    first = alice.send_message(sent)
+    first = dana.send_message(sent)
     asked = len(agent.llm.requests)
-    again = alice.send_message(sent)
+    again = dana.send_message(sent)
     assert (again.id, again.context_id, again.status.state) == (
         first.id,
         first.context_id,
