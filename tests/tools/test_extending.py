@@ -1,5 +1,6 @@
 """The README's "add a tool" steps, followed literally on a copy of `tools/`: the new tool reaches the
-model in a chat turn, `/tools` lists it, and the MCP server publishes it with the right annotations."""
+model in a chat turn, the embedded demo model (no key) calls it on a plain request for it and asks for the
+city when none is given, `/tools` lists it, and the MCP server publishes it with the right annotations."""
 
 from __future__ import annotations
 
@@ -92,6 +93,29 @@ def test_a_chat_turn_offers_and_calls_the_new_tool(project, fake_llm, tmp_path):
         "ok": True,
         "data": {"city": "北京", "weather": "晴", "temperature_c": 22},
     }
+
+
+@pytest.mark.parametrize(
+    "said, city",
+    [
+        ("北京天气怎么样？", "北京"),
+        ("weather in Paris please", "Paris"),
+        ("帮我看看 London 的天气", "London"),
+    ],
+)
+def test_the_demo_model_calls_the_new_tool_with_no_key(project, tmp_path, said, city):
+    done = run_chat(project, "-m", said, env=clean_env(DEVICE_DB=str(tmp_path / "d.db")))
+    assert done.returncode == 0, done.stderr
+    assert f'get_weather({{"city": "{city}"}})' in done.stderr  # the call, as the chat shows it
+    assert f'"city": "{city}", "weather": "晴"' in done.stdout
+
+
+def test_the_demo_model_asks_for_the_city_and_runs_nothing(project, tmp_path):
+    done = run_chat(
+        project, "-m", "what's the weather like?", env=clean_env(DEVICE_DB=str(tmp_path / "d.db"))
+    )
+    assert done.returncode == 2, done.stderr  # -m: the question on stdout, exit 2
+    assert "城市名" in done.stdout and "get_weather(" not in done.stderr
 
 
 def test_slash_tools_lists_the_new_tool(project, fake_llm, tmp_path):

@@ -41,15 +41,15 @@ DEMO = {
 }
 SAYS = {
     "greeting": {
-        "zh": "你好！我是" + DEMO["zh"] + "，可以帮你管理机型数据库、做计算、查时间。"
-        "问我“你都会什么？”看看全部功能。",
-        "en": "Hello! I'm " + DEMO["en"] + ". I can manage the device-model database, calculate and tell "
-        'the time; ask "what are you able to do?" to see it all.',
+        "zh": "你好！我是" + DEMO["zh"] + "，用注册的工具帮你做事。问我“你都会什么？”看看全部功能。",
+        "en": "Hello! I'm " + DEMO["en"] + ". I do things with the tools registered; ask \"what are you able "
+        'to do?" to see them all.',
     },
     "thanks": {
         "zh": "不客气！还需要什么随时告诉我。",
         "en": "You're welcome! Just ask if you need anything else.",
     },
+    "goodbye": {"zh": "再见！需要时随时来找我。", "en": "Goodbye! Come back any time."},
     "identity": {
         "zh": "我是" + DEMO["zh"] + "。我不是真正的大模型：由宿主按你的原话安排工具调用。",
         "en": "I'm " + DEMO["en"] + ". I'm no real LLM: the host plans my tool calls from your own words.",
@@ -60,10 +60,10 @@ SAYS = {
         "README).",
     },
     "offtopic": {
-        "zh": "这个内置演示模型做不了，也回答不了：它只能管理机型数据库、做计算、查时间。"
+        "zh": "这个内置演示模型做不了，也回答不了：它只能用注册的工具做事（问“你都会什么？”）。"
         "要用真实模型，请设置 " + REAL_MODEL_ZH + "（见 README）。",
-        "en": "The demo model can't do or answer that: it can only manage the device-model database, "
-        "calculate and tell the time. For a real model set " + REAL_MODEL + " (see the README).",
+        "en": "The demo model can't do or answer that: it can only use the tools registered (ask "
+        '"what are you able to do?"). For a real model set ' + REAL_MODEL + " (see the README).",
     },
 }  # fmt: skip
 MISSING = {"zh": "要{tool}，{what}是什么？", "en": "To {tool}, what is {what}?"}

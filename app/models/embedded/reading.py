@@ -41,7 +41,7 @@ READ = re.compile(
     rf"查|看看|找|搜|列出|\b(?:check|look(?:ing)? up|find|search|show|list|tell me){_INFLECTED}", _EN
 )
 ASKS_HOW_THINGS_ARE = re.compile(
-    r"吗|么|是否|有没有|有无|在不在|是不是|了没|哪|什么|多少|几|？|"
+    r"吗|么|是否|有没有|有无|在不在|是不是|了没|哪|什么|多少|几|如何|怎么样|怎样|咋样|？|"
     r"^\s*(?:is|are|was|were|does|do|did|has|have|which|what|how)\b|\bwhether\b|\bexists?\b|\balready\b.*\?",
     _EN,
 )
@@ -51,7 +51,9 @@ HELD = re.compile(  # words of where a thing is kept: a statement of them says h
     _EN,
 )
 REQUEST = re.compile(
-    r"帮我|请|麻烦|给我|把|\b(?:could you|can you|would you|will you|please|i need|i want|let's)\b", _EN
+    r"帮我|请|麻烦|给我|把|^\s*查(?:一下|下|查)|"
+    r"\b(?:could you|can you|would you|will you|please|i need|i want|let's)\b",
+    _EN,
 )
 CAPABILITIES = re.compile(
     r"你(?:都)?(?:能|会|可以)(?:帮我)?(?:做|干)?(?:些)?(?:什么|啥|哪些)|你能(?:帮我)?(?:做|干)|有什么功能|有哪些功能|"
@@ -73,11 +75,15 @@ _THANKS = (
     r"谢谢|多谢|感谢|谢了|太好了|"
     r"\b(?:thanks|thank you|thx|cheers|much appreciated|appreciate it)\b"
 )
+_GOODBYE = (
+    r"再见|拜拜|回见|下次见|明天见|回头见|先走了|"
+    r"\b(?:bye|goodbye|bye-bye|byebye|see you|see ya|farewell|cya|take care|so long)\b"
+)
 _CHATTER = (  # what else a greeting or a thank-you may hold
     r"帮助|帮忙|支持|[呀啊哦呢吧啦嘛哈了的你您我们大家今天一天也很真太非常好的]|"
     r"\b(?:so|much|a|lot|for|your|the|help|you|there|today|it|its|going|how's|how|are|is|doing|all|very|"
     r"again|guys|friend|bye|goodbye|good|day|nice|to|meet|great|and|everyone|what's|up|my|buddy|that's|"
-    r"that|this|was|helpful|awesome|perfect|ok|okay)\b"
+    r"that|this|was|helpful|awesome|perfect|ok|okay|then|soon|later|tomorrow|next|time|now|care)\b"
 )
 ASKS_FOR = re.compile(
     r"\?|讲|说说|写|告诉|介绍|解释|翻译|推荐|"
@@ -119,11 +125,11 @@ def conversation_language(typed: Iterable[str]) -> str:
 
 
 def small_talk(text: str) -> str | None:
-    """ "greeting" or "thanks" (whichever comes first) when the words are only that ("你好呀",
-    "thanks a lot!"); else None."""
-    found = [(m.start(), kind) for kind, words in (("thanks", _THANKS), ("greeting", _GREETING))
-             for m in [re.search(words, text, _EN)] if m]  # fmt: skip
-    rest = re.sub(f"{_THANKS}|{_GREETING}", " ", text, flags=_EN)
+    """ "greeting", "thanks" or "goodbye" (whichever comes first) when the words are only that ("你好呀",
+    "thanks a lot!", "bye, see you tomorrow"); else None."""
+    kinds = (("thanks", _THANKS), ("greeting", _GREETING), ("goodbye", _GOODBYE))
+    found = [(m.start(), kind) for kind, words in kinds for m in [re.search(words, text, _EN)] if m]
+    rest = re.sub(f"{_THANKS}|{_GOODBYE}|{_GREETING}", " ", text, flags=_EN)
     rest = _WORDLESS.sub("", re.sub(_CHATTER, " ", rest, flags=_EN))
     return min(found)[1] if found and not rest else None
 
@@ -230,6 +236,11 @@ def cannot_serve(text: str) -> bool:
     """Does the message ask for something the demo has no tool for (`cues.yaml`: the weather, a search,
     a translation, a poem, ...)?"""
     return _cannot().search(text) is not None
+
+
+def cannot_said(text: str) -> list[str]:
+    """The words of `cues.yaml`'s `cannot` that the message holds (a tool that names one still serves it)."""
+    return _cannot().findall(text)
 
 
 @cache

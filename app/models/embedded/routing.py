@@ -16,7 +16,6 @@ values (`strays`: "Rain again, and my umbrella is at the office") is a remark ab
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -24,14 +23,13 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
 
-from agent.guards import model_schema
 from agent.memory import TYPED
-from agent.tool_selection import tokens
 from agent.tools import FunctionTool, ToolRegistry
-from app.models.embedded import reading, spelling
-from app.models.embedded.arithmetic import arithmetic
-from app.models.embedded.facts import FACTS, NAME_LABELS, UNSET, facts
-from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
+from app.models.embedded import meaning, reading, spelling
+from app.models.embedded.arguments import claims, labels, mentions, values_for
+from app.models.embedded.facts import FACTS, NAME_LABELS, facts
+from app.models.embedded.overlap import shared_words, strays, texts, without_acts
+from app.models.embedded.values import codes
 
 Arguments = dict[str, Any]
 # the words a request is read for, however typed (spelling.py): the reader's, the names of the market-name
@@ -42,8 +40,6 @@ PATTERNS = (
     re.compile("|".join(re.escape(cue) for row in FACTS.values() for cue in row.cues)),
 )
 STRAYS = 3  # words of a statement about something other than the tool that make it a remark (strays)
-PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chinese sentence, never a name
-LATIN, CJK_RUN = re.compile(r"[A-Za-z]+"), re.compile(r"[\u3400-\u9fff]+")
 
 
 @dataclass(frozen=True)
@@ -88,33 +84,68 @@ class Router:
 
     def plan(self, typed: str) -> Plan:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)
-        effect = reading.effect_asked(text)
+        effect = _effect(text, self.registry)
         about_us = self._about_us(text, effect)
         if about_us:
             return Plan(lang, about_us, effect)
-        if effect == "read" and reading.cannot_serve(text) and reading.asks_or_requests(text):
-            return Plan(lang, "offtopic", effect)  # the weather, a search, a poem: no tool of the demo's
+        fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t) and cued(t, text)]
+        asked = effect == "read" and reading.asks_or_requests(text)
+        if asked and _unserved(text, fitting):  # a search, a poem: no registered tool's words name it
+            return Plan(lang, "offtopic", effect)
         if effect == "write" and reading.unsure(text):  # "处理 PKX110": add it, or look it up?
             return Plan(lang, "which", effect, calls=tuple({"model": code} for code in codes(text)))
-        fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t) and cued(t, text)]
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
-        ranked = sorted(fitting, key=lambda t: -self._fit(t, text, fitting))
+        ruled = self._ruled(lang, text, effect, fitting) or (
+            asked and self._learned(lang, text, effect, fitting)
+        )
+        return ruled or Plan(lang, "offtopic" if reading.asks_or_requests(text) else "chat", effect)
+
+    def _ruled(self, lang: str, text: str, effect: str, fitting: list[FunctionTool]) -> Plan | None:
+        """The plan by the rules' words: the fitting tools ranked by the words they share with the request
+        and the values (other than runs of words) it gives them; the first that takes what it needs (or,
+        for a change, the first)."""
+        among = tuple(fitting)
+        fit = {t.name: self._fit(t, text, fitting, values_for(t, text, among)) for t in fitting}
+        ranked = sorted(fitting, key=lambda t: -fit[t.name])
         remark, statement = reading.remarks(text), not reading.asks_or_requests(text)
+        subject = without_acts(text)  # what is asked about, not "查一下"
         for tool in ranked:
-            values = values_for(tool, text)
-            if self._fit(tool, text, fitting) <= 0:
+            if fit[tool.name] <= 0:
                 break
+            # a run of words is a value only for a tool the request is about, and ranks no tool
+            meant = shared_words(subject, tool, fitting) > 0 and self._nearest(text, fitting) in (
+                "",
+                tool.name,
+            )
+            values = values_for(tool, text, among, meant)
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
             if statement and not reading.proposes(text) and strays(tool, text, values) >= STRAYS:
                 continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
-            missing = [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values, text)
+            missing = _missing(tool, values, text)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read":
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
-        return Plan(lang, "offtopic" if reading.asks_or_requests(text) else "chat", effect)
+        return None
+
+    def _nearest(self, text: str, fitting: list[FunctionTool]) -> str:
+        """The tool the learned reader finds nearest ("" without it): a run of words is no value of
+        another (a count of the models is no keyword for the look-up when it is nearest the list)."""
+        return meaning.choose(text, fitting).tool
+
+    def _learned(self, lang: str, text: str, effect: str, fitting: list[FunctionTool]) -> Plan | None:
+        """The plan of the learned reader (`meaning.py`), where the rules found none: the tool it is sure
+        of, with its calls, or a question for the value it lacks (the weather, and no city: which city?)."""
+        choice = meaning.choose(text, fitting)
+        if not choice.confident:
+            return None
+        tool = next(t for t in fitting if t.name == choice.tool)
+        values = values_for(tool, text, tuple(fitting), meant=True)
+        if missing := _missing(tool, values, text):
+            return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
+        return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
 
     @staticmethod
     def _about_us(text: str, effect: str) -> str | None:
@@ -127,10 +158,10 @@ class Router:
             return "identity"
         return reading.small_talk(text)
 
-    def _fit(self, tool: FunctionTool, text: str, among: list[FunctionTool]) -> float:
+    def _fit(self, tool: FunctionTool, text: str, among: list[FunctionTool], values: dict) -> float:
         """How well `tool` fits the request: words shared with its texts (rarer words count more), and
         two for each of its arguments the words fill."""
-        return _shared_words(text, tool, among) + 2 * sum(1 for v in values_for(tool, text).values() if v)
+        return shared_words(text, tool, among) + 2 * sum(1 for v in values.values() if v)
 
     def _calls(self, tool: FunctionTool, values: dict[str, list[str]]) -> tuple[Arguments, ...]:
         """One call per value of the first required argument that has several (several codes); the
@@ -143,112 +174,36 @@ class Router:
         return tuple({**needed, spread: value} for value in values[spread][: self.max_calls])
 
 
-def strays(tool: FunctionTool, text: str, values: dict[str, list[str]]) -> float:
-    """How much of `text` is about something other than `tool`: its Latin words (stop words aside) that
-    are in neither the tool's texts nor a value, and half a word for each CJK character that no pair
-    of characters (or, alone, no character) of the tool's texts or of a value covers. A terse request
-    ("What time is it now?", "计算 (3 + 4) * 5") has little of it; a remark has more."""
-    known = " ".join([_texts(tool), *(v for found in values.values() for v in found)])
-    vocabulary, lowered = set(tokens(known)), known.casefold()
-    latin = [w for w in tokens(" ".join(LATIN.findall(text))) if w not in vocabulary and w not in lowered]
-    loose = 0
-    for run in CJK_RUN.findall(text):
-        pairs = [i for i in range(len(run) - 1) if run[i : i + 2] in known]
-        covered = {i for p in pairs for i in (p, p + 1)} | ({0} if len(run) == 1 and run in known else set())
-        loose += len(run) - len(covered)
-    return len(latin) + loose / 2
+def _effect(text: str, registry: ToolRegistry) -> str:
+    """The effect asked for (`reading.py`); a code proposed for adding with no word of writing (a tracking
+    number) only reads when a pattern of a tool that reads claims every code it holds."""
+    effect = reading.effect_asked(text)
+    if effect != "write" or reading.WRITE.search(text) or not codes(text):
+        return effect
+    readers = [t for t in registry.tools() if t.effect == "read" and offered(t)]
+    claimed = all(any(claims(t, code) for t in readers) for code in codes(text))
+    return "read" if claimed else effect
 
 
-def values_for(tool: FunctionTool, text: str) -> dict[str, list[str]]:
-    """For each argument the model would write: the values of it in the person's words, as written."""
-    properties = model_schema(tool.parameters, tool.injected).get("properties", {})
-    labelled = _labelled(tool, properties, text)
-    rest = text
-    for value in labelled.values():
-        rest = rest.replace(value, " ")  # a name after its label holds no code ("OPPO Find N3")
-    labelled = {name: value for name, value in labelled.items() if not _unset(value)}
-    named = names(rest)
-    found = {
-        "codes": codes(rest),
-        "arithmetic": [e for e in [arithmetic(text)] if e],
-        "names": named,
-    }
-    for name in named:  # a market name given without its field's name: its script tells the field
-        field = facts(tool.name).named.get("zh" if reading.CJK.search(name) else "en")
-        if field and field not in labelled and not any(name in value for value in labelled.values()):
-            labelled[field] = name
-    return {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
+def _unserved(text: str, fitting: list[FunctionTool]) -> bool:
+    """Does the request name what the demo's own tools do not do (`cues.yaml`'s `cannot`: the weather, a
+    search) that no fitting tool does: none names it in its own texts, nor does the word, read by the
+    learned reader, name one ("weather" names the tool described as 查询…天气)?"""
+    return any(
+        not any(word.casefold() in texts(t).casefold() for t in fitting)
+        and not meaning.choose(word, fitting).names_it
+        for word in dict.fromkeys(reading.cannot_said(text))
+    )
 
 
-def _unset(value: str) -> bool:
-    """Does the value say it is not known yet ("待定", "not decided yet")?"""
-    return any(word in value.casefold() for word in UNSET)
-
-
-def _values(
-    name: str, spec: dict[str, Any], tool: FunctionTool, text: str, labelled: dict[str, str], found: dict
-) -> list[str]:
-    listed = [*(spec.get("enum") or []), *(spec.get("examples") or [])]
-    if listed:
-        return [v for v in listed if isinstance(v, str) and _mentions(text, v)]
-    if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
-        return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
-    if spec.get("pattern"):
-        return [v for v in [*found["codes"], *found["arithmetic"]] if _fits(v, spec)]
-    if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name
-        return [v for v in found["codes"] or found["names"] if _fits(v, spec)]
-    return []
-
-
-def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict[str, str]:
-    """argument -> the words after one of its labels (its title and the tool's facts: "营销名",
-    "marketing name"), where no longer label of another argument covers that place ("英文营销名" is not
-    "营销名"); after a change verb only what it changes to ("market name for X to Y": Y). The label decides
-    the field, whatever script the name is written in ("营销名 realme GT7" is the Chinese market name)."""
-    labels = {name: _labels(tool, name, spec) for name, spec in properties.items()}
-    places = [
-        (m.start(), m.end(), name, label)
-        for name, named in labels.items()
-        for label in named
-        for m in re.finditer(re.escape(label), text, re.IGNORECASE)
-    ]
-    kept = [p for p in places if not any(o != p and o[0] <= p[0] and p[1] <= o[1] for o in places)]
-    values: dict[str, str] = {}
-    for _, end, name, _label in sorted(kept):
-        link = LABEL_LINKS.match(text[end:])
-        clause, *rest = CLAUSE_END.split(text[end + link.end() :], 2)  # type: ignore[union-attr]
-        value = changed_to(clause)
-        if value is clause and rest and (said := leads_to(rest[0])):
-            value = said  # a name said to be wrong, then what it should be: the latter
-        if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
-            continue  # "the market name for CPH2451", "营销名改一下": whose name, or the change, not the name
-        value = PARTICLES.sub("", value.strip())  # "改成 真我 Neo 吧": the name, not the 吧
-        if value and name not in values:
-            values[name] = value
-    return values
-
-
-def _labels(tool: FunctionTool, name: str, spec: dict[str, Any]) -> list[str]:
-    titled = [label.strip() for label in str(spec.get("title", "")).split("/") if label.strip()]
-    return list(dict.fromkeys([*titled, *facts(tool.name).labels.get(name, ())]))
-
-
-def _fits(value: str, spec: dict[str, Any]) -> bool:
-    pattern, most = spec.get("pattern"), spec.get("maxLength")
-    return (most is None or len(value) <= most) and (pattern is None or re.search(pattern, value) is not None)
-
-
-def _mentions(text: str, value: str) -> bool:
-    """`value` stands in `text` as a word of its own (case ignored; CJK has no spaces to look for)."""
-    if reading.CJK.search(value):
-        return value in text
-    return re.search(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", text, re.IGNORECASE) is not None
+def _missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
+    return [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values, text)
 
 
 def cued(tool: FunctionTool, text: str) -> bool:
     """Does the request hold one of the tool's cues (`facts.py`), when it has some?"""
     cues = facts(tool.name).cues
-    return not cues or any(_mentions(text, cue) for cue in cues)
+    return not cues or any(mentions(text, cue) for cue in cues)
 
 
 def offered(tool: FunctionTool) -> bool:
@@ -266,7 +221,7 @@ def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]], text: str)
     named = [
         (len(label), p)
         for p in one_of
-        for label in _labels(tool, p, properties.get(p, {}))
+        for label in labels(tool, p, properties.get(p, {}))
         if label.casefold() in text.casefold()
     ]
     return [max(named)[1] if named else one_of[0]]
@@ -274,23 +229,3 @@ def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]], text: str)
 
 def _required(tool: FunctionTool) -> list[str]:
     return [p for p in tool.parameters.get("required", []) if p not in tool.injected]
-
-
-def _shared_words(text: str, tool: FunctionTool, among: list[FunctionTool]) -> float:
-    """The request's words found in the tool's texts, each weighted by how few of the tools have it."""
-    asked = set(_words(text))
-    texts = {t.name: set(_words(_texts(t))) for t in among}
-    having = Counter(word for words in texts.values() for word in words)
-    return sum(math.log(1 + len(among) / having[w]) for w in asked & texts[tool.name])
-
-
-def _words(text: str) -> list[str]:
-    """Words for matching: Latin words without stop words, and CJK pairs (single characters say little)."""
-    return [w for w in tokens(text) if not (len(w) == 1 and reading.CJK.match(w))]
-
-
-def _texts(tool: FunctionTool) -> str:
-    properties = tool.parameters.get("properties", {})
-    about = " ".join(f"{spec.get('title', '')} {spec.get('description', '')}" for spec in properties.values())
-    examples = (request for request, _ in facts(tool.name).examples)
-    return " ".join([tool.name.replace("_", " "), tool.description, about, *examples])

@@ -1,0 +1,138 @@
+"""Arguments: the values a request gives each argument of a tool, read from what the registry holds for
+it (its schema: types, enums, examples, patterns, titles, `grounded`) and the person's words, each value
+as written.
+
+A listed value (an enum or an example) stands when the words mention it; a labelled one ("营销名是 …")
+only after its label; a patterned one is a code (or a sum) the pattern fits, and a code that fits a
+pattern of another tool in play is that tool's, never a free argument's (a parcel number is no model
+code); a grounded string is a code, else a market name, else a run of the person's words that is none
+of the tool's own (`spans.py`: a city, of a request for the weather tool). A value the schema does not
+allow is never taken: it is left out, and the host asks for it when it is required.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.guards import model_schema
+from agent.tools import FunctionTool
+from app.models.embedded import reading, spans
+from app.models.embedded.arithmetic import arithmetic
+from app.models.embedded.facts import UNSET, facts
+from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
+
+DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
+PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chinese sentence, never a name
+
+
+def values_for(
+    tool: FunctionTool, text: str, among: tuple[FunctionTool, ...] = (), meant: bool = False
+) -> dict[str, list[str]]:
+    """For each argument the model would write: the values of it in the person's words, as written;
+    `among`: the other tools in play, whose patterns claim the codes they fit; `meant`: the words are
+    about this tool (they share its own words, or the learned reader is sure of it), so a run of them
+    may be a free-text value."""
+    properties = model_schema(tool.parameters, tool.injected).get("properties", {})
+    labelled = _labelled(tool, properties, text)
+    rest = text
+    for value in labelled.values():
+        rest = rest.replace(value, " ")  # a name after its label holds no code ("OPPO Find N3")
+    labelled = {name: value for name, value in labelled.items() if not _unset(value)}
+    named = names(rest)
+    found = {
+        "codes": codes(rest),
+        "arithmetic": [e for e in [arithmetic(text)] if e],
+        "names": named,
+        "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)],
+        "spans": meant and reading.asks_or_requests(text),  # a remark names no value
+    }
+    for name in named:  # a market name given without its field's name: its script tells the field
+        field = facts(tool.name).named.get("zh" if reading.CJK.search(name) else "en")
+        if field and field not in labelled and not any(name in value for value in labelled.values()):
+            labelled[field] = name
+    return {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
+
+
+def _unset(value: str) -> bool:
+    """Does the value say it is not known yet ("待定", "not decided yet")?"""
+    return any(word in value.casefold() for word in UNSET)
+
+
+def _values(
+    name: str, spec: dict[str, Any], tool: FunctionTool, text: str, labelled: dict[str, str], found: dict
+) -> list[str]:
+    listed = [*(spec.get("enum") or []), *(spec.get("examples") or [])]
+    if listed:
+        return [v for v in listed if isinstance(v, str) and mentions(text, v)]
+    if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
+        return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
+    if spec.get("format") == "date":  # a date only as written, in the form the schema names
+        return [v for v in DATE.findall(text) if _fits(v, spec)]
+    if spec.get("pattern"):
+        return [v for v in [*found["codes"], *found["arithmetic"]] if _fits(v, spec)]
+    if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name, else a span
+        free = [c for c in found["codes"] if c not in found["claimed"]]
+        if found["codes"] or found["names"]:
+            return [v for v in free or found["names"] if _fits(v, spec)]
+        if found["spans"]:
+            return [
+                v for v in spans.value(text, _own(tool), str(spec.get("description", name))) if _fits(v, spec)
+            ]
+    return []
+
+
+def _own(tool: FunctionTool) -> str:
+    """The tool's own words: its name and description."""
+    return f"{tool.name.replace('_', ' ')} {tool.description}"
+
+
+def claims(tool: FunctionTool, code: str) -> bool:
+    """Does a pattern of one of `tool`'s arguments fit `code` whole?"""
+    properties = tool.parameters.get("properties", {})
+    return any(spec.get("pattern") and _fits(code, spec) for spec in properties.values())
+
+
+def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict[str, str]:
+    """argument -> the words after one of its labels (its title and the tool's facts: "营销名",
+    "marketing name"), where no longer label of another argument covers that place ("英文营销名" is not
+    "营销名"); after a change verb only what it changes to ("market name for X to Y": Y). The label decides
+    the field, whatever script the name is written in ("营销名 realme GT7" is the Chinese market name)."""
+    named_by = {name: labels(tool, name, spec) for name, spec in properties.items()}
+    places = [
+        (m.start(), m.end(), name, label)
+        for name, named in named_by.items()
+        for label in named
+        for m in re.finditer(re.escape(label), text, re.IGNORECASE)
+    ]
+    kept = [p for p in places if not any(o != p and o[0] <= p[0] and p[1] <= o[1] for o in places)]
+    values: dict[str, str] = {}
+    for _, end, name, _label in sorted(kept):
+        link = LABEL_LINKS.match(text[end:])
+        clause, *rest = CLAUSE_END.split(text[end + link.end() :], 2)  # type: ignore[union-attr]
+        value = changed_to(clause)
+        if value is clause and rest and (said := leads_to(rest[0])):
+            value = said  # a name said to be wrong, then what it should be: the latter
+        if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
+            continue  # "the market name for CPH2451", "营销名改一下": whose name, or the change, not the name
+        value = PARTICLES.sub("", value.strip())  # "改成 真我 Neo 吧": the name, not the 吧
+        if value and name not in values:
+            values[name] = value
+    return values
+
+
+def labels(tool: FunctionTool, name: str, spec: dict[str, Any]) -> list[str]:
+    titled = [label.strip() for label in str(spec.get("title", "")).split("/") if label.strip()]
+    return list(dict.fromkeys([*titled, *facts(tool.name).labels.get(name, ())]))
+
+
+def _fits(value: str, spec: dict[str, Any]) -> bool:
+    pattern, most = spec.get("pattern"), spec.get("maxLength")
+    return (most is None or len(value) <= most) and (pattern is None or re.search(pattern, value) is not None)
+
+
+def mentions(text: str, value: str) -> bool:
+    """`value` stands in `text` as a word of its own (case ignored; CJK has no spaces to look for)."""
+    if reading.CJK.search(value):
+        return value in text
+    return re.search(rf"(?<![A-Za-z]){re.escape(value)}(?![A-Za-z])", text, re.IGNORECASE) is not None

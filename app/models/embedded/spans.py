@@ -1,0 +1,84 @@
+"""Spans: a free-text value (a city, a name) as a run of the person's own words, for a grounded string
+parameter that no pattern, list or code describes.
+
+The request is cut into runs of the words that are not the tool's own (its name and description, as the
+registry holds them), nor words any request holds (`cues.yaml`'s `filler`, English stop words);
+punctuation ends a run: a request for the weather in a city leaves the city, when the tool's texts name
+the weather. When they are in another language than the request, the word for the weather is left too:
+then the learned reader (`meaning.py`) tells a value from the tool's word, as the run nearer the
+parameter's description than the tool's own texts. No run, or none that reads as a value: nothing is
+taken, and the host asks.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from agent.tool_selection import tokens
+from app.models.embedded import meaning, spelling
+
+_UNIT = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]|[\u3400-\u9fff]|\S")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+TOOL_LIKE = -0.03  # a run nearer the tool's texts than its parameter's by more than this is the tool's word
+
+
+def runs(text: str, known: str) -> list[str]:
+    """The runs of `text` that are none of `known`'s words (nor filler), as written."""
+    vocabulary, lowered = set(tokens(known)), known.casefold()
+    covered = _covered(text, lowered)
+    found: list[list[tuple[int, int]]] = [[]]
+    for m in _UNIT.finditer(text):
+        unit = m[0]
+        if _CJK.match(unit):
+            keep = m.start() not in covered
+        elif unit[0].isalpha():
+            word = unit.casefold()
+            keep = word not in vocabulary and word not in _filler() and bool(tokens(word))  # no stop word
+        else:
+            keep = False
+        if keep:
+            found[-1].append(m.span())
+        elif found[-1]:
+            found.append([])
+    spans = [text[run[0][0] : run[-1][1]].strip() for run in found if run]
+    return [s for s in spans if not (_CJK.fullmatch(s))]  # one character alone is a particle, not a value
+
+
+def _covered(text: str, known: str) -> set[int]:
+    """Positions of CJK characters that a pair of `known`'s characters, or a filler word, covers."""
+    covered: set[int] = set()
+    for i in range(len(text) - 1):
+        if _CJK.match(text[i]) and _CJK.match(text[i + 1]) and text[i : i + 2] in known:
+            covered |= {i, i + 1}
+    for word in _filler():
+        if _CJK.match(word):
+            for m in re.finditer(re.escape(word), text):
+                covered |= set(range(m.start(), m.end()))
+    return covered
+
+
+def value(text: str, known: str, described: str) -> list[str]:
+    """The run of `text` that reads as the value of a parameter described by `described` (the tool's
+    texts being `known`): the nearest to that description relative to the tool's own texts, when the
+    learned reader is there; else the first run."""
+    found = runs(text, known)
+    if len(found) <= 1 and not meaning.available():
+        return found
+    if not meaning.available():
+        return found[:1]
+    scored = sorted(((meaning.relative(run, described, known), run) for run in found), reverse=True)
+    return [run for score, run in scored[:1] if score > TOOL_LIKE]
+
+
+def unfilled(text: str) -> str:
+    """`text` without the filler words any request holds (查一下, please)."""
+    for word in sorted(_filler(), key=len, reverse=True):
+        pattern = re.escape(word) if _CJK.match(word) else rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])"
+        text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
+    return text
+
+
+@cache
+def _filler() -> frozenset[str]:
+    return frozenset(word.casefold() for word in spelling.cues()["filler"])
