@@ -116,10 +116,10 @@ class Answerer:
         tool = self.registry.get(plan.tool)
         properties = tool.parameters.get("properties", {}) if tool else {}
         what = "、".join(
-            _lower_first(_in(properties.get(p, {}).get("description", p), plan.lang), plan.lang)
+            _said(properties.get(p, {}).get("description", p), plan.lang, p.replace("_", " "))
             for p in plan.missing
         )
-        doing = _lower_first(_in(tool.description, plan.lang), plan.lang) if tool else plan.tool
+        doing = _said(tool.description, plan.lang, plan.tool.replace("_", " ")) if tool else plan.tool
         return MISSING[plan.lang].format(tool=doing, what=what)
 
 
@@ -210,6 +210,15 @@ def _in(description: str, lang: str) -> str:
     chosen = [s for s in sentences if bool(CJK.match(s.lstrip("\"'“(（"))) == (lang == "zh")]
     first = (chosen or sentences or [description])[0]
     return re.split(r",? e\.g\.|[，,]?\s*例如", first)[0].rstrip("。.，, ")
+
+
+def _said(description: str, lang: str, name: str) -> str:
+    """The description's first sentence in `lang`; the name it has in the schema when it has none in
+    that language (an English question about a tool described in Chinese says "get weather", "city")."""
+    sentence = _in(description, lang)
+    if not sentence or bool(CJK.match(sentence.lstrip("\"'“(（"))) != (lang == "zh"):
+        return name
+    return _lower_first(sentence, lang)
 
 
 def _lower_first(sentence: str, lang: str) -> str:
