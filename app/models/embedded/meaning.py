@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import numpy
-
 from agent.tools import FunctionTool
 from app.models.embedded.facts import facts
 
@@ -79,6 +77,8 @@ def texts(tool: FunctionTool) -> list[str]:
 
 @cache
 def _vectors(name: str, known: tuple[str, ...]) -> Any:
+    import numpy  # loaded with the encoder: a turn the words alone plan (small talk) starts without it
+
     encoder = _encoder()  # symmetric task: both sides as queries (e5's advice); one at a time, unpadded
     return numpy.stack([encoder.query(one) for one in known])
 
