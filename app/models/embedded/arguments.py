@@ -17,9 +17,10 @@ from typing import Any
 
 from agent.guards import model_schema
 from agent.tools import FunctionTool
-from app.models.embedded import reading, spans
+from app.models.embedded import reading, spans, spelling
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.facts import UNSET, facts
+from app.models.embedded.numbers import numbers
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
 
 DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
@@ -51,7 +52,34 @@ def values_for(
         field = facts(tool.name).named.get("zh" if reading.CJK.search(name) else "en")
         if field and field not in labelled and not any(name in value for value in labelled.values()):
             labelled[field] = name
-    return {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
+    values = {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
+    return _shared_enums(properties, values)
+
+
+def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Arguments that share one enum ("from" and "to" currencies) take the values named in the order
+    the schema lists them, one each; fewer values named than arguments: which is which is a question, and
+    none is taken."""
+    groups: dict[tuple, list[str]] = {}
+    for name, spec in properties.items():
+        if spec.get("enum"):
+            groups.setdefault(tuple(map(str, spec["enum"])), []).append(name)
+    for group in (group for group in groups.values() if len(group) > 1):
+        said = values[group[0]]
+        for i, name in enumerate(group):
+            values[name] = [said[i]] if len(said) == len(group) else []
+    return values
+
+
+def enum_mentions(text: str, listed: list[str]) -> list[str]:
+    """The values of `listed` that `text` names, as listed or by a word for one (`cues.yaml`'s units),
+    each once, in the order they stand; a longer word first ("美元" is no "元")."""
+    words = {v.casefold(): v for v in listed} | {
+        w.casefold(): v for v in listed for w in spelling.cues().get("units", {}).get(v, ())
+    }
+    pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    found = re.finditer(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", text, re.IGNORECASE) if words else ()
+    return list(dict.fromkeys(words[m[0].casefold()] for m in found))
 
 
 def _unset(value: str) -> bool:
@@ -62,11 +90,16 @@ def _unset(value: str) -> bool:
 def _values(
     name: str, spec: dict[str, Any], tool: FunctionTool, text: str, labelled: dict[str, str], found: dict
 ) -> list[str]:
+    if spec.get("enum"):  # named as listed, or by a word for it (cues.yaml's units), in the order said
+        return enum_mentions(text, [v for v in spec["enum"] if isinstance(v, str)])
     listed = [*(spec.get("enum") or []), *(spec.get("examples") or [])]
     if listed:
         return [v for v in listed if isinstance(v, str) and mentions(text, v)]
     if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
         return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
+    if spec.get("type") in ("number", "integer") and name in tool.parameters.get("required", []):
+        amounts = numbers(_without_codes(text))  # two amounts are a question, not two calls: none is taken
+        return amounts if len(amounts) == 1 else []
     if spec.get("format") == "date":  # a date only as written, in the form the schema names
         return [v for v in DATE.findall(text) if _fits(v, spec)]
     if spec.get("pattern"):
@@ -80,6 +113,12 @@ def _values(
                 v for v in spans.value(text, _own(tool), str(spec.get("description", name))) if _fits(v, spec)
             ]
     return []
+
+
+def _without_codes(text: str) -> str:
+    for code in codes(text):
+        text = text.replace(code, " ")
+    return text
 
 
 def _own(tool: FunctionTool) -> str:

@@ -28,6 +28,7 @@ from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, reading, spelling
 from app.models.embedded.arguments import claims, labels, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, facts
+from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, texts, without_acts
 from app.models.embedded.values import codes
 
@@ -163,9 +164,14 @@ class Router:
         two for each of its arguments the words fill."""
         return shared_words(text, tool, among) + 2 * sum(1 for v in values.values() if v)
 
-    def _calls(self, tool: FunctionTool, values: dict[str, list[str]]) -> tuple[Arguments, ...]:
+    def _calls(self, tool: FunctionTool, values: dict[str, list[Any]]) -> tuple[Arguments, ...]:
         """One call per value of the first required argument that has several (several codes); the
         optional values then go with none of them (whose market name would it be?)."""
+        properties = tool.parameters.get("properties", {})
+        values = {
+            name: [typed(v, properties.get(name, {}).get("type", "string")) for v in found]
+            for name, found in values.items()
+        }
         first = {name: found[0] for name, found in values.items() if found}
         spread = next((name for name in _required(tool) if len(values.get(name, [])) > 1), None)
         if spread is None:

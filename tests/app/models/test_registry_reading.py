@@ -11,6 +11,7 @@ import pytest
 
 from agent.tools import ToolRegistry
 from app.models.embedded import meaning
+from app.models.embedded.numbers import numbers
 from app.models.embedded.routing import Router
 from benchmarks.reader_tools import TrackParcelTool, reader_tools
 from tools import default_tools
@@ -70,3 +71,29 @@ def test_a_goodbye_is_small_talk_answered_at_once(extended, said):
     start = time.perf_counter()
     assert extended.plan(said).kind == "goodbye"
     assert time.perf_counter() - start < 1.0  # no model, no encoder: the words alone
+
+
+@pytest.mark.parametrize(
+    "said, arguments",
+    [("100 美元换成人民币是多少", {"amount": 100, "source": "USD", "target": "CNY"}),
+     ("convert 50 euros to yen", {"amount": 50, "source": "EUR", "target": "JPY"}),
+     ("三百 日元 等于多少 人民币", {"amount": 300, "source": "JPY", "target": "CNY"}),
+     ("how much is ２０ GBP in dollars", {"amount": 20, "source": "GBP", "target": "USD"})],
+)  # fmt: skip
+def test_amounts_in_any_writing_and_currencies_by_their_names(extended, said, arguments):
+    plan = extended.plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", "convert_currency", [arguments])
+
+
+@pytest.mark.parametrize(
+    "said, missing",
+    [("convert 50 euros", ("source", "target")),  # one currency: which is which is a question
+     ("convert 50 or 60 euros to yen", ("amount",))],  # two amounts: a question, not two calls
+)  # fmt: skip
+def test_a_value_the_words_leave_open_is_asked_for(extended, said, missing):
+    plan = extended.plan(said)
+    assert (plan.kind, plan.tool, plan.missing, plan.calls) == ("missing", "convert_currency", missing, ())
+
+
+def test_chinese_numerals_read_as_written():
+    assert numbers("两千五百块，十二个，二零二六年，查一下") == ["2500", "12", "2026"]
