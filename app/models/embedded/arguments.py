@@ -13,6 +13,7 @@ allow is never taken: it is left out, and the host asks for it when it is requir
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agent.guards import model_schema
@@ -28,12 +29,15 @@ PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chines
 
 
 def values_for(
-    tool: FunctionTool, text: str, among: tuple[FunctionTool, ...] = (), meant: bool = False
+    tool: FunctionTool,
+    text: str,
+    among: tuple[FunctionTool, ...] = (),
+    meant: bool | Callable[[], bool] = False,
 ) -> dict[str, list[str]]:
     """For each argument the model would write: the values of it in the person's words, as written;
     `among`: the other tools in play, whose patterns claim the codes they fit; `meant`: the words are
     about this tool (they share its own words, or the learned reader is sure of it), so a run of them
-    may be a free-text value."""
+    may be a free-text value (a callable: asked only where a run of words could be one)."""
     properties = model_schema(tool.parameters, tool.injected).get("properties", {})
     labelled = _labelled(tool, properties, text)
     rest = text
@@ -46,7 +50,7 @@ def values_for(
         "arithmetic": [e for e in [arithmetic(text)] if e],
         "names": named,
         "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)],
-        "spans": meant and reading.asks_or_requests(text),  # a remark names no value
+        "spans": lambda: (meant() if callable(meant) else meant) and reading.asks_or_requests(text),
     }
     for name in named:  # a market name given without its field's name: its script tells the field
         field = facts(tool.name).named.get("zh" if reading.CJK.search(name) else "en")
@@ -108,7 +112,7 @@ def _values(
         free = [c for c in found["codes"] if c not in found["claimed"]]
         if found["codes"] or found["names"]:
             return [v for v in free or found["names"] if _fits(v, spec)]
-        if found["spans"]:
+        if found["spans"]():  # a remark names no value
             return [
                 v for v in spans.value(text, _own(tool), str(spec.get("description", name))) if _fits(v, spec)
             ]

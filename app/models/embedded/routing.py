@@ -17,8 +17,8 @@ values (`strays`: "Rain again, and my umbrella is at the office") is a remark ab
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage
@@ -115,10 +115,7 @@ class Router:
             if fit[tool.name] <= 0:
                 break
             # a run of words is a value only for a tool the request is about, and ranks no tool
-            meant = shared_words(subject, tool, fitting) > 0 and self._nearest(text, fitting) in (
-                "",
-                tool.name,
-            )
+            meant = partial(self._meant, subject, text, tool, fitting)
             values = values_for(tool, text, among, meant)
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
@@ -130,6 +127,11 @@ class Router:
             if effect != "read":
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
         return None
+
+    def _meant(self, subject: str, text: str, tool: FunctionTool, fitting: list[FunctionTool]) -> bool:
+        """Are the words about `tool`: they share its own words, and the learned reader finds no other
+        tool nearer (asked only where a run of words could be a value: the encoder loads then)."""
+        return shared_words(subject, tool, fitting) > 0 and self._nearest(text, fitting) in ("", tool.name)
 
     def _nearest(self, text: str, fitting: list[FunctionTool]) -> str:
         """The tool the learned reader finds nearest ("" without it): a run of words is no value of
