@@ -68,7 +68,6 @@ PREDATING = {
     ),  # "... to OPPO Reno11 F"
     "名改一下": ("app/models/embedded/routing.py",),  # a comment's "英文名改一下"
     "文名改一": ("app/models/embedded/routing.py",),
-    "机型数据库": ("app/models/embedded/answers.py",),  # the greeting's "管理机型数据库"
     "安排一下": ("app/models/embedded/cues.yaml",),  # a vague request's verb, among the reader's cues
 }
 

@@ -157,7 +157,7 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
         if value is clause and rest and (said := leads_to(rest[0])):
             value = said  # a name said to be wrong, then what it should be: the latter
         if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
-            continue  # "the market name for CPH2451", "营销名改一下": whose name, or the change, not the name
+            continue  # "the market name for CPH2451", a change asked of the market name: not the name itself
         value = PARTICLES.sub("", value.strip())  # "改成 真我 Neo 吧": the name, not the 吧
         if value and name not in values:
             values[name] = value
