@@ -46,7 +46,7 @@ from starlette.routing import Route
 
 from app.serve.a2a_card import RPC_PATH, agent_card, for_base
 from app.serve.a2a_placing import context_builder, place
-from app.serve.a2a_store import RUNNING, A2ATaskStore, agent_says, outcome, shown_approval
+from app.serve.a2a_store import RUNNING, A2ATaskStore, agent_says, outcome, owner, shown_approval
 from app.serve.approvals import answer_in
 from app.serve.conversations import Where
 from app.serve.errors import Cancelled, RequestError, Unauthorized, answer, describe
@@ -118,10 +118,6 @@ def _signed(endpoint: Endpoint) -> Endpoint:
     return rpc
 
 
-def person(context: ServerCallContext) -> str:
-    return context.user.user_name
-
-
 def checked(params: SendMessageRequest) -> str:
     """The words of a message, or a JSON-RPC error before anything is written: text parts only, not empty,
     not over MAX_MESSAGE_CHARS."""
@@ -176,7 +172,7 @@ class Handler(DefaultRequestHandler):
             conversation = task.metadata.fields.get("conversation_id")
             if conversation is not None:  # the turn stops before its next call, on whichever worker runs it
                 await run_in_threadpool(
-                    self.service.turns.store.cancel, person(context), conversation.string_value
+                    self.service.turns.store.cancel, owner(context), conversation.string_value
                 )
         return await super().on_cancel_task(params, context)
 
@@ -243,7 +239,7 @@ class TurnExecutor(AgentExecutor):
         that shows an approval, a yes or no is the answer to that approval, by its id."""
         assert context.message is not None
         where = Where(thread_id=task.context_id, run_key=context.message.message_id)
-        user, shown = person(context.call_context), shown_approval(task)
+        user, shown = owner(context.call_context), shown_approval(task)
         said = answer_in(words) if shown else None
         if shown and said is not None:
             return TurnRequest(user, None, where, approval=(shown, said), answers_in_words=False)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import http.server
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -15,9 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.conftest import ROOT
+from tests.support.chromium import launched
 
 WAIT = 30_000  # ms: a loaded machine is slow, never wrong
 expect.set_options(timeout=WAIT)
@@ -46,15 +46,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("chromium not found: run `make chromium`")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium, args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
-        )
-        yield browser
-        browser.close()
+    yield from launched()
 
 
 @pytest.fixture(params=["file", "http"])

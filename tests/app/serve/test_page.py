@@ -16,12 +16,13 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from app.serve.errors import NotFound
 from app.serve.page import _file as page_file
 from devicedb.server import BackgroundService
 from tests.conftest import ROOT
+from tests.support.chromium import launched
 from tests.support.fake_llm import FakeLLM, Reply, call, streamed, text, tool_calls
 from tests.support.serve_support import ServedAgent, devices
 
@@ -35,15 +36,7 @@ expect.set_options(timeout=WAIT)
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.fail("chromium not found: run `make chromium`")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium, args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
-        )
-        yield browser
-        browser.close()
+    yield from launched()
 
 
 class Site:
