@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
 from contextvars import ContextVar
@@ -28,7 +27,7 @@ from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from app.serve.events import Bridge, Unwatched
 from app.serve.executors import new_id, peer_seconds
-from app.serve.recovery import Heartbeat
+from app.serve.recovery import Heartbeat, workflow_of
 from app.serve.settings import ServeSettings
 from app.serve.steps import OnceSteps
 from plumbing.sql import Database
@@ -115,7 +114,7 @@ def shutdown(executor: str) -> None:
 def start(admitted: Admitted, bridge: Bridge) -> None:
     """Run the admitted turn as a workflow, here, in the thread the server gave the turn, telling `bridge`
     what happens (a turn recovered after a restart runs in DBOS's threads)."""
-    workflow_id = f"turn-{admitted.conversation.run_id}-{uuid.uuid4().hex}"
+    workflow_id = workflow_of(admitted.conversation.run_id)
     first = _first.set((workflow_id, bridge))
     try:
         with SetWorkflowID(workflow_id):

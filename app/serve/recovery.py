@@ -24,6 +24,7 @@ import logging
 import math
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -46,8 +47,13 @@ RELEASE = (
 )
 
 
+def workflow_of(run_id: str) -> str:
+    """A new workflow id for an execution of run `run_id` (durable.start): `turn-<run id>-<uuid>`."""
+    return f"turn-{run_id}-{uuid.uuid4().hex}"
+
+
 def run_of(workflow_id: str) -> str:
-    """The run id a turn's workflow id names (durable.start: `turn-<run id>-<uuid>`)."""
+    """The run id a turn's workflow id names (`workflow_of`)."""
     return workflow_id.split("-")[1] if workflow_id.count("-") >= 2 else ""
 
 
