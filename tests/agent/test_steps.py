@@ -6,6 +6,7 @@ of the loop thread's context (where a host keeps what the person answered)."""
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -14,9 +15,9 @@ from agent.audit import AuditLog
 from agent.guards import envelope_of
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.steps import Steps
-from agent.tools import Executed, Starting, ToolRegistry
+from agent.tools import Executed, FunctionTool, Starting, ToolRegistry
 from agent.types import ToolContext
-from tests.agent.test_agent_loop import Add, Slow
+from tests.agent.test_agent_loop import Add
 from tests.support.fake_llm import call, text, tool_calls
 
 HOSTS = contextvars.ContextVar[str]("hosts", default="none")
@@ -62,15 +63,29 @@ def test_each_tool_call_goes_through_the_hook_and_its_result_is_the_loops(fake_l
     assert [result["data"] for result in results] == [3, 99]  # c2's as the hook said
 
 
+class Together(FunctionTool):
+    """Each call waits until all three have started: run one after another, the first waits in vain and
+    fails (side by side is proven by the calls meeting, not by a clock a loaded machine can stretch)."""
+
+    name, effect, description = "together", "read", "Wait for the other two calls."
+    parameters = {"type": "object", "properties": {"i": {"type": "integer"}}}
+
+    def __init__(self) -> None:
+        self.met = threading.Barrier(3, timeout=30)
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        self.met.wait()  # BrokenBarrierError, a failed call, unless the three run at once
+        return input
+
+
 def test_calls_side_by_side_see_the_loop_threads_context(fake_llm):
     kept = Kept()
-    fake_llm.add(tool_calls(*[call("slow", {"i": i}, f"c{i}") for i in range(3)]), text("done"))
-    Slow.spans = []
+    fake_llm.add(tool_calls(*[call("together", {"i": i}, f"c{i}") for i in range(3)]), text("done"))
     HOSTS.set("the host's")
-    assert agent(fake_llm, kept, Slow()).send_message("three") == "done"
+    assert agent(fake_llm, kept, Together()).send_message("three") == "done"
     assert sorted(kept.steps) == [("c0", "the host's"), ("c1", "the host's"), ("c2", "the host's")]
-    began = [start for start, _ in Slow.spans]
-    assert max(began) < min(done for _, done in Slow.spans)  # still side by side
+    results = [envelope_of(m["content"]) for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert [result["ok"] for result in results] == [True, True, True]  # they met: side by side
 
 
 def test_the_hosts_last_word_comes_after_the_approval_and_may_stop_the_call(fake_llm, tmp_path):
