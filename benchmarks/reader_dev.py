@@ -18,15 +18,21 @@ import yaml
 from agent.tools import ToolRegistry
 from app.models.embedded import meaning
 from app.models.embedded.routing import Plan, Router
-from benchmarks.reader_tools import reader_tools
+from benchmarks.reader_tools import reader_tools, schema_tools
 from tools import default_tools
 
 PROMPTS = Path(__file__).with_name("prompts") / "reader_dev.yaml"
 
 
-def router() -> Router:
+def router(only: list[str] | None = None) -> Router:
+    """The project's tools and the README-way ones; `only`: just the named ones (a benchmark's way)."""
     registry = ToolRegistry()
-    for tool in [*default_tools("http://127.0.0.1:9/api/models"), *reader_tools()]:
+    if only is None:
+        chosen = [*default_tools("http://127.0.0.1:9/api/models"), *reader_tools()]
+    else:
+        every = [*default_tools("http://127.0.0.1:9/api/models"), *reader_tools(), *schema_tools()]
+        chosen = [tool for tool in every if tool.name in only]
+    for tool in chosen:
         registry.register(tool)
     return Router(registry)
 
@@ -46,8 +52,9 @@ def main(argv: list[str]) -> int:
         meaning._encoder.cache_clear()
         meaning.__dict__["_encoder"] = lambda: None  # the rules alone
     prompts = yaml.safe_load(PROMPTS.read_text(encoding="utf-8"))["prompts"]
-    reader, passed, slowest = router(), 0, 0.0
+    passed, slowest = 0, 0.0
     for prompt in prompts:
+        reader = router(prompt.get("only"))
         start = time.perf_counter()
         plan = reader.plan(prompt["text"])
         slowest = max(slowest, time.perf_counter() - start)

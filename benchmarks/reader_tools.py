@@ -98,5 +98,96 @@ class BookRoomTool(FunctionTool):
         return json.dumps({**json.loads(input), "booked": True})
 
 
+class BmiTool(FunctionTool):
+    """A calculator of one formula, its two amounts told apart by their names and units."""
+
+    name = "calculate_bmi"
+    description = "Calculate the body mass index from a person's weight and height."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "weight_kg": {"type": "number", "description": "body weight in kilograms"},
+            "height_m": {"type": "number", "description": "height in metres"},
+        },
+        "required": ["weight_kg", "height_m"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        args = json.loads(input)
+        return json.dumps({"bmi": round(args["weight_kg"] / args["height_m"] ** 2, 1)})
+
+
+class LoanTool(FunctionTool):
+    """Three amounts, one of them a whole number of years."""
+
+    name = "loan_payment"
+    description = "Work out the monthly repayment of a loan. 计算贷款每月还款额。"
+    parameters = {
+        "type": "object",
+        "properties": {
+            "principal": {"type": "number", "description": "the amount borrowed / 贷款金额"},
+            "annual_rate": {"type": "number", "description": "yearly interest rate in percent / 年利率"},
+            "years": {"type": "integer", "description": "length of the loan in years / 年限"},
+        },
+        "required": ["principal", "annual_rate", "years"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return json.dumps({**json.loads(input), "monthly": 1000.0})
+
+
+class RectangleTool(FunctionTool):
+    """Two amounts of the same kind: named, or said in the schema's order."""
+
+    name = "rectangle_area"
+    description = "Area of a rectangle."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "length": {"type": "number", "description": "the length of the rectangle"},
+            "width": {"type": "number", "description": "the width of the rectangle"},
+            "unit": {"type": "string", "description": "unit of length, e.g. cm", "default": "m"},
+        },
+        "required": ["length", "width"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        args = json.loads(input)
+        return json.dumps({"area": args["length"] * args["width"]})
+
+
+class StockTool(FunctionTool):
+    """A look-up by a ticker symbol, with an optional choice."""
+
+    name = "get_stock_price"
+    description = "Latest share price of a listed company, by its ticker symbol."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "symbol": {"type": "string", "pattern": "^[A-Z]{1,5}$", "description": "ticker, e.g. MSFT"},
+            "exchange": {"type": "string", "enum": ["NASDAQ", "NYSE"], "description": "stock exchange"},
+        },
+        "required": ["symbol"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+    grounded = ("symbol",)
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return json.dumps({**json.loads(input), "price": 100.0})
+
+
 def reader_tools() -> list[FunctionTool]:
     return [WeatherTool(), TrackParcelTool(), ConvertCurrencyTool(), BookRoomTool()]
+
+
+def schema_tools() -> list[FunctionTool]:
+    """Tools written as a generic API would be (English, several amounts), for the prompts that
+    register them alone or together (`only:` in the development prompts)."""
+    return [BmiTool(), LoanTool(), RectangleTool(), StockTool()]

