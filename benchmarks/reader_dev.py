@@ -44,6 +44,8 @@ def right(plan: Plan, prompt: dict) -> bool:
         return plan.kind == "missing" and plan.tool == prompt["tool"]
     if "tool" not in prompt:
         return plan.kind != "tool"
+    if "calls" in prompt:  # every call, in order
+        return plan.kind == "tool" and plan.tool == prompt["tool"] and list(plan.calls) == prompt["calls"]
     wanted = prompt.get("args")
     return plan.kind == "tool" and plan.tool == prompt["tool"] and (wanted is None or plan.calls[0] == wanted)
 

@@ -60,7 +60,8 @@ def values_for(
         if field and field not in labelled and not any(name in value for value in labelled.values()):
             labelled[field] = name
     values = {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
-    return _shared_enums(properties, values)
+    values = {name: [] if spans.alternatives(text, said) else said for name, said in values.items()}
+    return _shared_enums(properties, values)  # one value or another is a question, not two calls
 
 
 def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> dict[str, list[str]]:

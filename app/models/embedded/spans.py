@@ -20,6 +20,8 @@ from app.models.embedded import meaning, spelling
 
 _UNIT = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]|[\u3400-\u9fff]|\S")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_AND = re.compile(r"(?<![A-Za-z])and(?![A-Za-z])|[,，、&和与及跟]", re.IGNORECASE)
+_OR = re.compile(r"(?<![A-Za-z])or(?![A-Za-z])|或|还是", re.IGNORECASE)
 TOOL_LIKE = -0.03  # a run nearer the tool's texts than its parameter's by more than this is the tool's word
 
 
@@ -41,8 +43,14 @@ def runs(text: str, known: str) -> list[str]:
             found[-1].append(m.span())
         elif found[-1]:
             found.append([])
-    spans = [text[run[0][0] : run[-1][1]].strip() for run in found if run]
+    spans = [piece for run in found if run for piece in _joined(text[run[0][0] : run[-1][1]].strip())]
     return [s for s in spans if not (_CJK.fullmatch(s))]  # one character alone is a particle, not a value
+
+
+def _joined(run: str) -> list[str]:
+    """A run of Chinese cut where 和, 与 or 及 joins two words ("北京和上海") of two characters or more."""
+    parts = re.split(r"(?<=[\u3400-\u9fff]{2})[和与及](?=[\u3400-\u9fff]{2})", run)
+    return parts if all(len(part) >= 2 for part in parts) else [run]
 
 
 def _covered(text: str, known: str) -> set[int]:
@@ -67,8 +75,34 @@ def value(text: str, known: str, described: str) -> list[str]:
         return found
     if not meaning.available():
         return found[:1]
-    scored = sorted(((meaning.relative(run, described, known), run) for run in found), reverse=True)
-    return [run for score, run in scored[:1] if score > TOOL_LIKE]
+    scored = [(meaning.relative(run, described, known), run) for run in found]
+    values = [run for score, run in scored if score > TOOL_LIKE]
+    pairs = list(zip(values, values[1:], strict=False))
+    if pairs and all(_listed(text, a, b) for a, b in pairs):
+        return values  # "Paris and London": one value each, and a call each
+    if alternatives(text, values):
+        return []  # "Rome or Milan": which one is a question
+    return [run for score, run in sorted(scored, reverse=True)[:1] if score > TOOL_LIKE]
+
+
+def _listed(text: str, first: str, then: str) -> bool:
+    """Are two values listed together ("Paris and London", "北京和上海"): only "and" or a comma between
+    them, and words any request holds ("and in London")? Never "or": one or the other is a question."""
+    between = _between(text, first, then)
+    rest = _AND.sub(" ", unfilled(between))
+    return bool(_AND.search(between)) and not tokens(rest) and not _OR.search(between)
+
+
+def alternatives(text: str, values: list[str]) -> bool:
+    """Are two of the values said as one or the other ("PKB110 or PKC110", "罗马还是米兰")?"""
+    return any(_OR.search(_between(text, a, b)) for a, b in zip(values, values[1:], strict=False))
+
+
+def _between(text: str, first: str, then: str) -> str:
+    """The words between two values as written ("" when either is not: an enum named by a word for it)."""
+    start = text.find(first)
+    end = text.find(then, start + len(first)) if start >= 0 else -1
+    return text[start + len(first) : end] if end >= 0 else ""
 
 
 def unfilled(text: str) -> str:

