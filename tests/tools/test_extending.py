@@ -107,7 +107,9 @@ def test_the_demo_model_calls_the_new_tool_with_no_key(project, tmp_path, said, 
     done = run_chat(project, "-m", said, env=clean_env(DEVICE_DB=str(tmp_path / "d.db")))
     assert done.returncode == 0, done.stderr
     assert f'get_weather({{"city": "{city}"}})' in done.stderr  # the call, as the chat shows it
-    assert f'"city": "{city}", "weather": "晴"' in done.stdout
+    zh = any("\u3400" <= ch <= "\u9fff" for ch in said)  # the result in the person's language, no JSON
+    colon, sep = ("：", "，") if zh else (": ", ", ")
+    assert f"get_weather{colon}city {city}{sep}weather 晴{sep}temperature_c 22" in done.stdout
 
 
 def test_the_demo_model_asks_for_the_city_and_runs_nothing(project, tmp_path):

@@ -148,8 +148,23 @@ def statement(tool: FunctionTool | None, call: dict[str, Any], envelope: dict[st
     for condition, template in known.said.get(lang, ()):
         if _holds(condition, fields):
             return _fill(template, fields, known.said_item)
-    said = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return f"{name}：{said}" if lang == "zh" else f"{name}: {said}"
+    return f"{name}：{_plainly(data, lang)}" if lang == "zh" else f"{name}: {_plainly(data, lang)}"
+
+
+def _plainly(data: Any, lang: str) -> str:
+    """A result no template words: its fields one after another ("city 北京, weather 晴"), a value that
+    is itself a structure as JSON."""
+    if not isinstance(data, dict) or not data:
+        return data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    shown = (
+        f"{key} {_plainly(value, lang) if isinstance(value, str) else _json(value)}"
+        for key, value in data.items()
+    )
+    return ("，" if lang == "zh" else ", ").join(shown)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 NO_SUCH_MODEL = r"the device service refused \(HTTP 404\).*no model '([^']+)'.*"
