@@ -97,7 +97,7 @@ class Answerer:
         if plan.kind == "missing":
             return self.missing(plan)
         if plan.kind == "which":
-            joined = ("、" if plan.lang == "zh" else ", ").join(str(c["model"]) for c in plan.calls)
+            joined = ("、" if plan.lang == "zh" else ", ").join(str(c["code"]) for c in plan.calls)
             return WHICH[plan.lang].format(codes=joined, it="them" if len(plan.calls) > 1 else "it")
         return None
 

@@ -94,7 +94,7 @@ class Router:
         if asked and _unserved(text, fitting):  # a search, a poem: no registered tool's words name it
             return Plan(lang, "offtopic", effect)
         if effect == "write" and reading.unsure(text):  # "处理 PKX110": add it, or look it up?
-            return Plan(lang, "which", effect, calls=tuple({"model": code} for code in codes(text)))
+            return Plan(lang, "which", effect, calls=tuple({"code": code} for code in codes(text)))
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
         ruled = self._ruled(lang, text, effect, fitting) or (

@@ -226,6 +226,6 @@ def test_a_code_with_a_word_that_says_not_what_to_do_is_asked_about(router, said
     """ "处理 X", "deal with X": add it, or look it up? The demo asks (and `-m` exits 2) instead of
     guessing; a code alone still proposes an add, as it answers "what is the code?"."""
     plan = router.plan(said)
-    assert (plan.kind, plan.lang, [c["model"] for c in plan.calls]) == ("which", lang, codes)
+    assert (plan.kind, plan.lang, [c["code"] for c in plan.calls]) == ("which", lang, codes)
     assert router.plan("PKX110").tool == "add_device_model"
     assert router.plan("handle PKX110, add it").tool == "add_device_model"
