@@ -34,11 +34,13 @@ def values_for(
     text: str,
     among: tuple[FunctionTool, ...] = (),
     meant: bool | Callable[[], bool] = False,
+    ranking: bool = False,
 ) -> dict[str, list[str]]:
     """For each argument the model would write: the values of it in the person's words, as written;
     `among`: the other tools in play, whose patterns claim the codes they fit; `meant`: the words are
     about this tool (they share its own words, or the learned reader is sure of it), so a run of them
-    may be a free-text value (a callable: asked only where a run of words could be one)."""
+    may be a free-text value (a callable: asked only where a run of words could be one); `ranking`: the
+    values said as alternatives are kept, to rank the tools by, not to call with."""
     properties = model_schema(tool.parameters, tool.injected).get("properties", {})
     labelled = _labelled(tool, properties, text)
     rest = text
@@ -60,7 +62,8 @@ def values_for(
         if field and field not in labelled and not any(name in value for value in labelled.values()):
             labelled[field] = name
     values = {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
-    values = {name: [] if spans.alternatives(text, said) else said for name, said in values.items()}
+    if not ranking:
+        values = {name: [] if spans.alternatives(text, said) else said for name, said in values.items()}
     return _shared_enums(properties, values)  # one value or another is a question, not two calls
 
 

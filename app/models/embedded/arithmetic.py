@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from collections.abc import Callable
 
 _EN = re.IGNORECASE
@@ -23,6 +24,10 @@ PERCENT_WORDS: list[
     tuple[str, str | Callable[[re.Match[str]], str]]
 ] = [  # share or discount -> sum, in order
     (r"百分之\s*(" + _NUM + r")", r"\1%"),
+    (
+        rf"打\s*([一二两三四五六七八九\d]{{1,2}})\s*折\s*(?:后|以后|之后)\s*({_NUM})",
+        lambda m: m[2] + _discount(m[1]),
+    ),
     (r"(?:打\s*)?([一二两三四五六七八九\d]{1,2})\s*折", lambda m: _discount(m[1])),
     (rf"({_NUM})\s*%\s*(?:off|discount)\s*(?:of|on)?\s*\$?({_NUM})", r"(\2 * (100 - \1) / 100)"),
     (rf"({_NUM})([^\d%]{{0,24}}?)({_NUM})\s*%\s*(?:off|discount)", r"(\1 * (100 - \3) / 100)\2"),
@@ -55,10 +60,26 @@ _COUPON = re.compile(
 
 def arithmetic(text: str) -> str | None:
     """The arithmetic the words ask for as an expression of digits and signs, or None: a change in percent
-    (`rate`), operator words and signs, shares and discounts (`PERCENT_WORDS`) less a coupon, and prices
-    times quantities (`priced`)."""
-    found = rate(text) or _read(text)
+    (`rate`), an even split (`split`), operator words and signs, shares and discounts (`PERCENT_WORDS`)
+    less a coupon, and prices times quantities (`priced`). Signs and digits of any width ("１２＋３０")."""
+    text = unicodedata.normalize("NFKC", text)
+    found = rate(text) or split(text) or _read(text)
     return found and _less_coupon(text, found)
+
+
+_SPLIT = re.compile(
+    r"平分|均分|平摊|分摊|\bsplit\b|\bshare[sd]?\s+(?:equally|evenly)|divided?\s+(?:equally|evenly)", _EN
+)
+
+
+def split(text: str) -> str | None:
+    """An amount shared evenly ("3 个人平分 90 元", "split 120 between 4"): the larger number over the
+    smaller, when the words hold just those two."""
+    numbers = re.findall(_NUM, text)
+    if not _SPLIT.search(text) or len(numbers) != 2:
+        return None
+    count, amount = sorted(numbers, key=float)
+    return f"{amount} / {count}"
 
 
 def rate(text: str) -> str | None:

@@ -93,6 +93,9 @@ class Router:
         asked = effect == "read" and (reading.asks_or_requests(text) or _commanded(text, self.registry))
         if asked and _unserved(text, fitting):  # a search, a poem: no registered tool's words name it
             return Plan(lang, "offtopic", effect)
+        offered_ = [t for t in self.registry.tools() if offered(t)]
+        if effect == "write" and not reading.WRITE.search(text) and _unserved(text, offered_):
+            return Plan(lang, "offtopic", effect)  # "翻译：电池 5000mAh": a translation, not codes to add
         if effect == "write" and reading.unsure(text):  # "处理 PKX110": add it, or look it up?
             return Plan(lang, "which", effect, calls=tuple({"code": code} for code in codes(text)))
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
@@ -107,7 +110,7 @@ class Router:
         and the values (other than runs of words) it gives them; the first that takes what it needs (or,
         for a change, the first)."""
         among = tuple(fitting)
-        fit = {t.name: self._fit(t, text, fitting, values_for(t, text, among)) for t in fitting}
+        fit = {t.name: self._fit(t, text, fitting, values_for(t, text, among, ranking=True)) for t in fitting}
         ranked = sorted(fitting, key=lambda t: -fit[t.name])
         remark, statement = reading.remarks(text), not reading.asks_or_requests(text)
         subject = without_acts(text)  # what is asked about, not "查一下"

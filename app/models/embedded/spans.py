@@ -21,7 +21,7 @@ from app.models.embedded import meaning, spelling
 _UNIT = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]|[\u3400-\u9fff]|\S")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _AND = re.compile(r"(?<![A-Za-z])and(?![A-Za-z])|[,，、&和与及跟]", re.IGNORECASE)
-_OR = re.compile(r"(?<![A-Za-z])or(?![A-Za-z])|或|还是", re.IGNORECASE)
+_OR = re.compile(r"(?<![A-Za-z])or(?![A-Za-z])|或|还是|要么", re.IGNORECASE)
 TOOL_LIKE = -0.03  # a run nearer the tool's texts than its parameter's by more than this is the tool's word
 
 

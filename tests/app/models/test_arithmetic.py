@@ -16,7 +16,8 @@ from app.models.embedded.arithmetic import arithmetic
         ("What's 144 divided by 12?", "144 / 12"),
         ("100 减去 37 等于多少", "100 - 37"),
         ("2 plus 2 times 3", "2 + 2 * 3"),
-        ("（1 + 2）× 3", "( 1 + 2 ) * 3"),
+        ("（1 + 2）× 3", "(1 + 2) * 3"),  # full-width brackets read as ASCII ones
+        ("１２＋３０", "12+30"),
         ("把 PHB110 加到数据库", None),
         ("hello", None),
     ],
@@ -56,6 +57,9 @@ def test_shares_discounts_and_prices_are_arithmetic(said, expression):
         ("price went from 50 to 40, by what percentage did it drop?", "(50 - 40) / 50 * 100"),
         ("it costs 1200, 25% off, then a 100 yuan voucher: I pay?", "(1200 * (100 - 25) / 100) - 100"),
         ("原价 2000 打八折，再用一张 100 元优惠券，多少钱", "2000 * 8 / 10 - 100"),
+        ("打八折后 200 元是多少", "200 * 8 / 10"),  # the discount said before the price
+        ("3 个人平分 90 元，每人多少", "90 / 3"),  # an even split: the amount over the count
+        ("split 120 between 4 people", "120 / 4"),
     ],
 )
 def test_a_change_in_percent_and_a_coupon_are_sums(said, expression):

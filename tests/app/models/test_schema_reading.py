@@ -106,3 +106,12 @@ def test_one_value_or_another_is_a_question_not_two_writes():
     plan = router().plan("add PKB110 or PKC110, I'm not sure which")
     assert (plan.kind, plan.tool, plan.missing, plan.calls) == ("missing", "add_device_model", ("model",), ())
     assert len(router().plan("录入 PKB110 和 PKC110").calls) == 2
+    plan = router().plan("要么是 PKB110 要么是 PKC110，你帮我录一下")
+    assert (plan.kind, plan.missing) == ("missing", ("model",))
+
+
+def test_a_request_for_what_no_tool_does_writes_none_of_its_figures():
+    from benchmarks.reader_dev import router
+
+    plan = router().plan("帮我把这句翻译成英文：电池容量 5000mAh，支持 80W 快充")
+    assert (plan.kind, plan.calls) == ("offtopic", ())
