@@ -103,7 +103,7 @@ class Router:
         ruled = self._ruled(lang, text, effect, fitting) or (
             asked and self._learned(lang, text, effect, fitting)
         )
-        return ruled or Plan(lang, "offtopic" if reading.asks_or_requests(text) else "chat", effect)
+        return ruled or Plan(lang, "offtopic" if asked or reading.asks_or_requests(text) else "chat", effect)
 
     def _ruled(self, lang: str, text: str, effect: str, fitting: list[FunctionTool]) -> Plan | None:
         """The plan by the rules' words: the fitting tools ranked by the words they share with the request
@@ -198,10 +198,11 @@ def _effect(text: str, registry: ToolRegistry) -> str:
 
 def _commanded(text: str, registry: ToolRegistry) -> bool:
     """Does the message start with the verb a tool's name starts with ("calculate my bmi", of the tool
-    calculate_bmi): a request in the tools' own words."""
+    calculate_bmi; "calculate …" of the calculator): a request in the tools' own words."""
     first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", text)
     verbs = {re.split(r"_|(?<=[a-z])(?=[A-Z])", t.name)[0].casefold() for t in registry.tools()}
-    return bool(first) and first[1].casefold() in verbs  # type: ignore[index]
+    word = first[1].casefold() if first else ""
+    return word in verbs or len(word) >= 5 and any(verb[:5] == word[:5] for verb in verbs)  # calculator
 
 
 def _unserved(text: str, fitting: list[FunctionTool]) -> bool:

@@ -115,3 +115,9 @@ def test_a_request_for_what_no_tool_does_writes_none_of_its_figures():
 
     plan = router().plan("帮我把这句翻译成英文：电池容量 5000mAh，支持 80W 快充")
     assert (plan.kind, plan.calls) == ("offtopic", ())
+
+
+def test_a_request_in_a_tools_own_verb_that_no_tool_serves_is_answered_by_the_host():
+    from benchmarks.reader_dev import router
+
+    assert router().plan("calculate the weather").kind == "offtopic"  # never the 135M model's words
