@@ -4,9 +4,11 @@ all write to, a scripted LLM (benchmarks/load_llm.py: each turn one add of the c
 and U users at once over C conversations x T turns through the OpenAI face (benchmarks/load_client.py).
 
 `--kill-at S --restart-after R`: S seconds into the load, `kill -9` of the first server's process group,
-started again R seconds later on its port. The writes are counted at the device service afterwards
-(benchmarks/load_count.py); the figures are printed as a Markdown table. `--before DIR`: the same load, in
-the same run, on another checkout (`git worktree add DIR COMMIT` with its own `make install`), side by side.
+started again R seconds later on its port (`--no-restart`: never); `--apart` runs it as if on a machine
+of its own (a PID namespace of its own), whose end its peers learn only from its silence. The writes are
+counted at the device service afterwards (benchmarks/load_count.py); the figures are printed as a
+Markdown table. `--before DIR`: the same load, in the same run, on another checkout (`git worktree add DIR
+COMMIT` with its own `make install`), side by side.
 
     python -m benchmarks.load --servers 2 --workers 4 --users 32 --conversations 100 --turns 4
 """
@@ -50,6 +52,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--device-workers", type=int, default=1, help="the device service's workers")
     parser.add_argument("--kill-at", type=float, help="seconds into the load: kill -9 of the first server")
     parser.add_argument("--restart-after", type=float, default=6.0, help="seconds until it starts again")
+    parser.add_argument("--no-restart", action="store_true", help="the killed server never starts again")
+    parser.add_argument(
+        "--apart", action="store_true", help="the killed server as if on a machine of its own (root: unshare)"
+    )
     parser.add_argument(
         "--before", type=Path, help="another checkout (its own .venv): the same load on it too"
     )
@@ -95,9 +101,9 @@ def make_keys(checkout: Checkout, env: dict[str, str], users: int, cwd: Path) ->
 
 class Killer(threading.Thread):
     """`kill -9` of a server `at` seconds into the load (if it still runs), started again `after` seconds
-    later; `killed_at` is when (time.monotonic()), `back_at` when it answered again."""
+    later (None: never); `killed_at` is when (time.monotonic()), `back_at` when it answered again."""
 
-    def __init__(self, server: Server, at: float, after: float) -> None:
+    def __init__(self, server: Server, at: float, after: float | None) -> None:
         super().__init__(daemon=True)
         self.server, self.at, self.after = server, at, after
         self.finished = threading.Event()  # the load's end
@@ -109,6 +115,8 @@ class Killer(threading.Thread):
             return
         self.killed_at = time.monotonic()
         self.server.kill()
+        if self.after is None:
+            return
         time.sleep(self.after)
         self.server.start().wait_up()
         self.back_at = time.monotonic()
@@ -148,7 +156,9 @@ def start_fleet(
     device = stack.enter_context(ServiceProcess(devices, workers=args.device_workers))
     env = server_env(database, llm.url, device, folder / "audit.jsonl")
     keys = make_keys(checkout, env, args.users, folder)
-    servers = [Server(checkout, env, args.workers, folder) for _ in range(args.servers)]
+    servers = [
+        Server(checkout, env, args.workers, folder, args.apart and i == 0) for i in range(args.servers)
+    ]
     for server in servers:  # one after the other: the first makes DBOS's tables
         stack.callback(server.stop)
         server.start().wait_up()
@@ -164,7 +174,8 @@ def run_side(
         readers = fleet.cpu_readers(llm)
         before = {name: read() for name, read in readers.items()}
         record: list[Turn] = []
-        killer = Killer(fleet.servers[0], args.kill_at, args.restart_after) if args.kill_at else None
+        after = None if args.no_restart else args.restart_after
+        killer = Killer(fleet.servers[0], args.kill_at, after) if args.kill_at else None
         started = time.monotonic()
         if killer:
             killer.start()
@@ -216,11 +227,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.before:
         before = args.before.resolve()
         sides.append(Checkout(before, str(before / ".venv" / "bin" / "python")))
-    kill = (
-        f", kill -9 of a server at {args.kill_at:g} s, back after {args.restart_after:g} s"
-        if args.kill_at
-        else ""
-    )
+    back = "never back" if args.no_restart else f"back after {args.restart_after:g} s"
+    where = " (as if on a machine of its own)" if args.apart else ""
+    kill = f", kill -9 of a server{where} at {args.kill_at:g} s, {back}" if args.kill_at else ""
     print(
         f"load: {args.servers} server(s) x {args.workers} worker(s) on one Postgres, durable turns, "
         f"{args.users} users over {args.conversations} conversations x {args.turns} turns{kill}\n",

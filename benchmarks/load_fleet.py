@@ -18,6 +18,9 @@ from plumbing.processes import stop
 from plumbing.sockets import free_port
 
 TICKS = os.sysconf("SC_CLK_TCK")
+# A server in a PID namespace of its own sees, and is seen, as on another machine: its peers cannot see its
+# processes end, only its silence. unshare(1) needs root.
+APART = ["unshare", "--pid", "--fork", "--mount-proc"]
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,10 @@ def cpu_seconds(pid: int) -> float:
 class Server:
     """`python main.py serve --workers M` of a checkout on a free port, in a process group of its own."""
 
-    def __init__(self, checkout: Checkout, env: dict[str, str], workers: int, cwd: Path) -> None:
-        self.checkout, self.env, self.workers, self.cwd = checkout, env, workers, cwd
+    def __init__(
+        self, checkout: Checkout, env: dict[str, str], workers: int, cwd: Path, apart: bool = False
+    ) -> None:
+        self.checkout, self.env, self.workers, self.cwd, self.apart = checkout, env, workers, cwd, apart
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = (cwd / f"server-{self.port}.log").open("w+b")  # its starts' output, one after the other
@@ -76,6 +81,7 @@ class Server:
     def start(self) -> Server:
         main = str(self.checkout.root / "main.py")
         command = [
+            *(APART if self.apart else []),
             self.checkout.python,
             main,
             "serve",
