@@ -1,13 +1,10 @@
 """ConversationStore: the served agent's conversations in the database, so that any worker serves any of
 them and a worker that dies loses nothing that was stored.
 
-A turn first takes its conversation's lease (`begin`), in the transaction that admits it under the
-user's limits, then stores each message as the loop adds it (`append`: a journal), and gives the lease
-back with its outcome (`finish`). A conversation is found only with its user's id: another person's is
-a 404. The lease of a turn whose worker died passes to the worker that recovers the turn (`adopt`), or
-runs out after a turn's deadline when none does. Each taking of the lease raises its generation, and each
-step of the turn is fenced by it (fence.py); the user's limits are counted in the same transaction as the
-admission (limits.py).
+A turn first takes its conversation's lease (`begin`, leases.py), in the transaction that admits it under
+the user's limits (limits.py), then stores each message as the loop adds it (`append`: a journal), each
+step fenced by the lease (fence.py), and gives the lease back with its outcome (`finish`). A conversation
+is found only with its user's id: another person's is a 404.
 """
 
 from __future__ import annotations
@@ -24,13 +21,15 @@ from langchain_core.messages import BaseMessage, messages_from_dict, messages_to
 
 from app.serve.approvals import Approval
 from app.serve.errors import Busy, NotFound
-from app.serve.fence import Lease, hold
+from app.serve.fence import HELD, Lease, hold
 from app.serve.fence import write as fenced
+from app.serve.leases import leased, taking
 from app.serve.limits import ServeLimits
 from plumbing.sql import Cursor, Database
 
 COLUMNS = "id, user_id, run_id, state, answer, pending"
 INSERT_MESSAGE = "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)"
+NEW = {"run_id": None, "state": "new", "answer": None, "pending": None, "leased": 0}  # a new one, as found
 
 
 @dataclass(frozen=True)
@@ -67,6 +66,7 @@ class Where:
 class ConversationStore:
     def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
         self.db, self.clock = db, clock
+        self.leased = f"{leased(db)} AS leased"
 
     def begin(self, user: str, where: Where, owner: str, limits: ServeLimits) -> Conversation:
         """Admit a turn under the user's limits and lease its conversation to `owner` (created if new); a
@@ -77,16 +77,16 @@ class ConversationStore:
             keyed = _keyed_id(db, user, where.run_key) if where.thread_id is None else None
             row = self._find(db, user, where, keyed) or self._create(db, user, where, now, keyed)
             conversation = _conversation(row, user, _run_id(row["id"], where.run_key))
-            if row["lease_until"] is not None and row["lease_until"] > now:
+            if row["leased"]:
                 if where.run_key is not None and row["run_id"] == conversation.run_id:
                     return replace(conversation, following=True)  # the same run, sent again
                 raise Busy("a turn is already running in this conversation; retry when it has answered")
-            limits.admit(db, user, now)
+            limits.admit(db, user, leased(self.db))
+            lease, held = taking(self.db, owner, limits.lease_seconds)
             gen = db.execute(
-                "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1, "
-                "run_id = ?, state = 'running', stop_run = NULL, updated_at = ? WHERE id = ? "
-                "RETURNING lease_gen",
-                (owner, now + limits.lease_seconds, conversation.run_id, now, row["id"]),
+                f"UPDATE conversations SET {lease}, run_id = ?, state = 'running', stop_run = NULL, "
+                "updated_at = ? WHERE id = ? RETURNING lease_gen",
+                (*held, conversation.run_id, now, row["id"]),
             ).fetchone()["lease_gen"]
             next_seq = db.execute(
                 "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
@@ -99,7 +99,7 @@ class ConversationStore:
         if where.thread_id is not None:  # an OpenAI-face conversation's thread is its own id
             sql, keys = "(thread_id = ? OR (thread_id IS NULL AND id = ?))", [where.thread_id] * 2
         row = db.execute(
-            f"SELECT {COLUMNS}, lease_until FROM conversations WHERE {sql} AND user_id = ?", (*keys, user)
+            f"SELECT {COLUMNS}, {self.leased} FROM conversations WHERE {sql} AND user_id = ?", (*keys, user)
         ).fetchone()
         if row is None and where.conversation_id is not None:
             raise NotFound(f"no conversation {where.conversation_id!r} of yours", param="conversation_id")
@@ -115,14 +115,7 @@ class ConversationStore:
         ).rowcount
         if not made:
             return self._find(db, user, where, keyed)
-        return {
-            "id": conversation_id,
-            "run_id": None,
-            "state": "new",
-            "answer": None,
-            "pending": None,
-            "lease_until": None,
-        }
+        return {"id": conversation_id, **NEW}
 
     def keyed_thread(self, user: str, message_id: str) -> str:
         """The thread a client's message id names when the message names no conversation (an A2A task's
@@ -133,12 +126,7 @@ class ConversationStore:
     def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
         """Store one message of the turn's, while its execution holds the lease (fence.py)."""
         body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
-        fenced(
-            self.db,
-            conversation.lease,
-            INSERT_MESSAGE,
-            (conversation.id, seq, conversation.run_id, body),
-        )
+        fenced(self.db, conversation.lease, INSERT_MESSAGE, (conversation.id, seq, conversation.run_id, body))
 
     def keep(self, conversation: Conversation, messages: list[BaseMessage]) -> Conversation:
         """Store a new conversation's history from the client, before its first turn runs (no turn's: not
@@ -169,11 +157,11 @@ class ConversationStore:
         return [(row["run_id"], message) for row, message in zip(rows, messages, strict=True)]
 
     def progress(self, conversation: Conversation, after: int) -> tuple[Any, list[tuple[int, BaseMessage]]]:
-        """Where a running turn is: its conversation's row (run id, state, answer, pending, lease), and
+        """Where a running turn is: its conversation's row (run id, state, answer, pending, `leased`), and
         (seq, message) of what the turn stored after `after`."""
         with self.db.reading() as db:
             row = db.execute(
-                f"SELECT {COLUMNS}, lease_until FROM conversations WHERE id = ?", (conversation.id,)
+                f"SELECT {COLUMNS}, {self.leased} FROM conversations WHERE id = ?", (conversation.id,)
             ).fetchone()
             rows = db.execute(
                 "SELECT seq, message FROM messages WHERE conversation_id = ? AND run_id = ? AND seq > ? "
@@ -188,12 +176,12 @@ class ConversationStore:
         (None: no turn runs there)."""
         with self.db.transaction() as db:
             row = db.execute(
-                "SELECT run_id, state, lease_until FROM conversations WHERE id = ? AND user_id = ?",
+                f"SELECT run_id, state, {self.leased} FROM conversations WHERE id = ? AND user_id = ?",
                 (conversation_id, user),
             ).fetchone()
             if row is None:
                 raise NotFound(f"no conversation {conversation_id!r} of yours", param="conversation_id")
-            if row["state"] != "running" or (row["lease_until"] or 0) < self.clock():
+            if row["state"] != "running" or not row["leased"]:
                 return None
             db.execute("UPDATE conversations SET stop_run = run_id WHERE id = ?", (conversation_id,))
             return str(row["run_id"])
@@ -201,84 +189,36 @@ class ConversationStore:
     def stopping(self, conversation: Conversation) -> bool:
         """Has the client asked this turn to stop?"""
         with self.db.reading() as db:
-            return (
-                db.execute(
-                    "SELECT 1 FROM conversations WHERE id = ? AND stop_run = ?",
-                    (conversation.id, conversation.run_id),
-                ).fetchone()
-                is not None
+            found = db.execute(
+                "SELECT 1 FROM conversations WHERE id = ? AND stop_run = ?",
+                (conversation.id, conversation.run_id),
             )
+            return found.fetchone() is not None
 
     def starting(self, conversation: Conversation, call_id: str) -> bool:
         """Mark a call of the turn as started, while its execution holds the lease; False when it was
         marked already (it started before)."""
-        return (
-            fenced(
-                self.db,
-                conversation.lease,
-                "INSERT INTO started_calls (run_id, call_id, started_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (run_id, call_id) DO NOTHING",
-                (conversation.run_id, call_id, self.clock()),
-            )
-            > 0
+        mark = (
+            "INSERT INTO started_calls (run_id, call_id, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
         )
-
-    def threads(self, user: str, limit: int = 100) -> list[Any]:
-        """The user's conversations, the latest first: id, thread id (an OpenAI-face conversation's is its
-        id), when updated, state, first message."""
-        with self.db.reading() as db:
-            return db.execute(
-                "SELECT c.id, COALESCE(c.thread_id, c.id) AS thread_id, c.updated_at, c.state, (SELECT "
-                "m.message FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq LIMIT 1) AS first "
-                "FROM conversations c WHERE c.user_id = ? ORDER BY c.updated_at DESC LIMIT ?",
-                (user, limit),
-            ).fetchall()
-
-    def owned(self, user: str, conversation_id: str) -> tuple[Any, Approval | None]:
-        """The user's conversation of that id (None: there is none of theirs), and the approval it waits
-        for, unless that has expired."""
-        with self.db.reading() as db:
-            row = db.execute(
-                "SELECT id, COALESCE(thread_id, id) AS thread_id, state, pending FROM conversations "
-                "WHERE id = ? AND user_id = ?",
-                (conversation_id, user),
-            ).fetchone()
-        pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
-        return row, pending if pending and pending.expires_at > self.clock() else None
+        return fenced(self.db, conversation.lease, mark, (conversation.run_id, call_id, self.clock())) > 0
 
     def finish(
         self, conversation: Conversation, state: str, answer: str | None, pending: Approval | None
     ) -> None:
         """Give the lease back, with the turn's outcome (kept to answer a retry of the same turn), unless
         another execution holds it now."""
+        outcome = (state, answer, pending.to_json() if pending else None, self.clock())
         self.db.write(
-            "UPDATE conversations SET lease_owner = NULL, lease_until = NULL, state = ?, answer = ?, "
-            "pending = ?, updated_at = ? "
-            "WHERE id = ? AND run_id = ? AND state = 'running' AND lease_owner = ? AND lease_gen = ?",
-            (
-                state,
-                answer,
-                pending.to_json() if pending else None,
-                self.clock(),
-                conversation.id,
-                conversation.run_id,
-                conversation.owner,
-                conversation.gen,
-            ),
+            "UPDATE conversations SET lease_owner = NULL, lease_process = NULL, lease_until = NULL, "
+            f"state = ?, answer = ?, pending = ?, updated_at = ? WHERE run_id = ? AND {HELD}",
+            (*outcome, conversation.run_id, *conversation.lease.params()),
         )
 
 
 def _conversation(row: Any, user: str, run_id: str) -> Conversation:
-    return Conversation(
-        row["id"],
-        user,
-        run_id,
-        0,
-        row["run_id"],
-        row["state"],
-        row["answer"],
-        Approval.from_json(row["pending"]),
-    )
+    pending = Approval.from_json(row["pending"])
+    return Conversation(row["id"], user, run_id, 0, row["run_id"], row["state"], row["answer"], pending)
 
 
 def _keyed_id(db: Cursor, user: str, run_key: str | None) -> str | None:

@@ -1,14 +1,15 @@
-"""Durable: the served agent's turns as DBOS workflows, checkpointed in the agent's own database (the
-AGENT_DB file, or DATABASE_URL's Postgres, in a schema `dbos`).
+"""Durable: of a turn that runs once, DBOS keeps its input and that it is unfinished — the served agent's
+turns as DBOS workflows, checkpointed in the agent's own database (the AGENT_DB file, or DATABASE_URL's
+Postgres, in a schema `dbos`).
 
-A turn, once admitted (turns.py), runs as a workflow in the server's turn threads, not in the request:
-a client that goes away does not stop it. Each request to the model and each tool call is a step whose
-result the conversation keeps as it ends (journal.py). When the server dies — `kill -9`, a lost
-machine — a live worker, or the next start, finds the turns it left unfinished (recovery.py) and
-finishes them with nobody asking, from what was kept: a finished step is not run again, a call cut off
-in the middle runs again only where that is safe (steps.py). Each start of a worker is an executor of its
-own (executors.py); any execution of a turn but the one its request started is a recovery, which adopts
-the turn's lease first, and every step is fenced (fence.py).
+A turn, once admitted (turns.py), runs as a workflow in the server's turn threads, not in the request: a
+client that goes away does not stop it. Each request to the model and each tool call is a step whose result
+the conversation keeps as it ends (journal.py). When the server dies — `kill -9`, a lost machine — its
+turns' leases are cut (leases.py), and a live worker, or the next start, hands their workflows back to
+DBOS (recovery.py), which finishes them with nobody asking, from what was kept: a finished step is not run
+again, a call cut off in the middle runs again only where that is safe (steps.py). A worker's lease owner
+is its DBOS executor id; any execution of a turn but the one its request started is a recovery, which
+adopts the turn's lease first, and every step is fenced (fence.py).
 
 DBOS logs only warnings and errors: its start, migrations and recoveries stay out of the server's output.
 """
@@ -26,8 +27,7 @@ from typing import TYPE_CHECKING
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
 from app.serve.events import Bridge, Unwatched
-from app.serve.executors import new_id, peer_seconds
-from app.serve.recovery import Heartbeat, workflow_of
+from app.serve.recovery import Recovery, workflow_of
 from app.serve.settings import ServeSettings
 from app.serve.steps import OnceSteps
 from plumbing.sql import Database
@@ -67,23 +67,19 @@ def sqlite_connection(path: Path) -> Callable[[], sqlite3.Connection]:
     return connect
 
 
-def run_turns(settings: ServeSettings, turns: Turns, db: Database, slot: int, stack: ExitStack) -> None:
-    """From now on `turns` runs each turn as a workflow of worker `slot`, until `stack` closes. The turns
-    this executor left unfinished are recovered in the background, and those of a worker that died,
-    here or on another server (recovery.py)."""
-    executor = new_id(settings.serve_name, slot)
-    turns.owner, turns.runner = executor, start
+def run_turns(settings: ServeSettings, turns: Turns, db: Database, stack: ExitStack, threads: int) -> None:
+    """From now on `turns` runs each turn as a workflow, DBOS's executor being the turns' lease owner,
+    until `stack` closes; and the turns whose leases are cut, here or on another server, are taken up
+    (recovery.py), `threads` at once at most."""
+    turns.runner = start
     turns.steps = lambda registry, conversation: OnceSteps(registry, turns.store, conversation)
-    heartbeat = Heartbeat(db, executor, peer_seconds(db, settings.serve_peer_seconds), VERSION)
-    heartbeat.beat()  # alive before it runs any turn
-    launch(settings, turns, executor)
-    stack.callback(shutdown, executor)
-    heartbeat.start()
-    stack.callback(heartbeat.stop)
+    launch(settings, turns, turns.owner, threads)
+    stack.callback(shutdown, turns.owner)
+    stack.callback(Recovery(db, turns.limits.lease_seconds, VERSION).start())
 
 
-def launch(settings: ServeSettings, turns: Turns, executor: str) -> None:
-    """Start DBOS in this worker, on the agent's database."""
+def launch(settings: ServeSettings, turns: Turns, executor: str, threads: int) -> None:
+    """Start DBOS in this worker, on the agent's database, running `threads` recovered turns at most."""
     global _turns
     _turns = turns
     config: DBOSConfig = {
@@ -93,6 +89,7 @@ def launch(settings: ServeSettings, turns: Turns, executor: str) -> None:
         "application_version": VERSION,
         "log_level": "WARNING",
         "sys_db_pool_size": 8,
+        "max_executor_threads": threads,  # DBOS's own default is a few (min(32, cores + 4))
     }
     if not settings.database_url:
         config["db_engine_kwargs"] = {"creator": sqlite_connection(Path(settings.agent_db).resolve())}

@@ -1,9 +1,10 @@
-"""Fence: a served turn's hold on its conversation — the lease, at the generation it took. Each taking of a
-lease (a turn admitted, a turn recovered: `adopt`) raises the generation, and every step of a turn is
-conditioned on it: each message it stores and each mark before a call acts (in the same transaction, the
-conversation's row locked), and each model request (a read just before it). So an execution that lost its
-lease — another took the turn up, believing its server dead: paused, cut off from the database, or named
-twice — stops before its next step and writes nothing more, and a turn runs once, whoever recovers it.
+"""Fence: no step of a turn is written but by the execution that holds its lease (leases.py), at the
+generation it took. Each taking of a lease (a turn admitted, a turn recovered) raises the generation, and
+every step of a turn is conditioned on it: each message it stores and each mark before a call acts (in
+the same transaction, the conversation's row locked), and each model request (a read just before it). So
+an execution that lost its lease — another took the turn up, believing its runner dead: paused, cut off
+from the database, or named twice — stops before its next step and writes nothing more, and a turn runs
+once, whoever recovers it.
 
 A step also needs its person's key to be active: `keys revoke` stops that person's running turns, and a turn
 cut off by a crash is not finished for a key revoked since.
@@ -13,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.serve.errors import KeyRevoked, LeaseLost, Stopped
-from app.serve.executors import FRESH, alive, clock, machine
+from app.serve.errors import KeyRevoked, LeaseLost
 from plumbing.sql import Cursor, Database
 
 HELD = "id = ? AND lease_owner = ? AND lease_gen = ? AND state = 'running'"
@@ -56,29 +56,6 @@ def check(db: Database, lease: Lease) -> None:
         row = cursor.execute(f"SELECT 1 FROM conversations WHERE {HELD} AND {KEY_ACTIVE}", lease.params())
         if row.fetchone() is None:
             raise _why(cursor, lease)
-
-
-def adopt(db: Database, lease: Lease, run_id: str, owner: str, now: float, seconds: float) -> Lease | None:
-    """Take up the lease of run `run_id`, which `owner` recovered, at the next generation and for `seconds`,
-    if its holder has died (executors.py) or the lease ran out; None while a live executor holds it.
-    Stopped: the turn ended."""
-    with db.transaction() as cursor:
-        row = cursor.execute(
-            f"{clock(db)}SELECT c.lease_gen, c.lease_until, e.machine, e.process, {FRESH} AS fresh "
-            "FROM clock, conversations c LEFT JOIN executors e ON e.id = c.lease_owner "
-            "WHERE c.id = ? AND c.run_id = ? AND c.state = 'running'",
-            (lease.conversation_id, run_id),
-        ).fetchone()
-        if row is None:
-            raise Stopped("the turn ended before it was recovered")
-        if (row["lease_until"] or 0) >= now and alive(row, machine()):
-            return None
-        taken = cursor.execute(
-            "UPDATE conversations SET lease_owner = ?, lease_until = ?, lease_gen = lease_gen + 1 "
-            "WHERE id = ? AND lease_gen = ? AND run_id = ? AND state = 'running' RETURNING lease_gen",
-            (owner, now + seconds, lease.conversation_id, row["lease_gen"], run_id),
-        ).fetchone()
-    return Lease(lease.conversation_id, owner, taken["lease_gen"]) if taken else None
 
 
 def _why(db: Cursor, lease: Lease) -> Exception:

@@ -7,14 +7,15 @@ the turn stores it, then how it ended. Text comes a whole reply at a time, not a
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections import Counter
 
 from langchain_core.messages import AIMessage
 
 from app.serve.approvals import Approval
 from app.serve.conversations import Conversation, ConversationStore
-from app.serve.errors import Stopped
+from app.serve.errors import Stopped, TooManyRequests
 from app.serve.events import Bridge, Failed, Finished, told
 
 POLL_SECONDS = 0.2
@@ -24,7 +25,6 @@ def follow(
     store: ConversationStore,
     conversation: Conversation,
     bridge: Bridge,
-    clock: Callable[[], float] = time.time,
     poll: float = POLL_SECONDS,
     after: int = -1,
 ) -> bool:
@@ -44,7 +44,7 @@ def follow(
             break
         if bridge.gone.is_set():
             return True
-        if row["lease_until"] is None or row["lease_until"] < clock():  # nobody runs it, nor took it up
+        if not row["leased"]:  # nobody runs it, nor took it up (leases.py)
             bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
             return True
         time.sleep(poll)
@@ -58,3 +58,28 @@ def follow(
         pending = Approval.from_json(row["pending"])
         bridge.put(Finished(conversation.id, conversation.run_id, row["answer"], pending))
     return True
+
+
+class Followers:
+    """Each person's clients following a turn here, each in a thread: `most` of them at once."""
+
+    def __init__(self, store: ConversationStore, most: int) -> None:
+        self.store, self.most = store, most
+        self.following: Counter[str] = Counter()
+        self.lock = threading.Lock()
+
+    def follow(self, conversation: Conversation, bridge: Bridge) -> bool:
+        """Tell `bridge` the running turn (`follow`), as one of the person's turns at once here; False
+        when it was released before it started, and nothing was told."""
+        user = conversation.user
+        with self.lock:
+            if self.following[user] >= self.most:
+                many = f"{self.following[user]} of your clients follow turns here; retry when one ends"
+                bridge.put(Failed(TooManyRequests(many, 1)))
+                return True
+            self.following[user] += 1
+        try:
+            return follow(self.store, conversation, bridge)
+        finally:
+            with self.lock:
+                self.following[user] -= 1

@@ -1,5 +1,6 @@
-"""Journal: the served agent's observer of a turn — each message the loop adds is stored, and told to the
-face serving the turn (events.py) as it happens, with the answer's text as it streams.
+"""Journal: what a turn has done, kept step by step — the served agent's observer of a turn: each message the
+loop adds is stored, and told to the face serving the turn (events.py) as it happens, with the answer's text
+as it streams.
 
 Stored as it grows, a turn cut off anywhere leaves a history the next turn can use: the messages up to
 the cut, the calls left unanswered repaired as the chat repairs them. A turn run again after its worker

@@ -29,10 +29,14 @@ class ServeLimits:
     send_seconds: float = 30.0  # for a client to take one piece of a streamed answer
     turn_seconds: float = 120.0  # the model's deadline for a turn
     approval_seconds: float = 600.0  # how long a call waits for the person's approval
+    lease_seconds: float = (
+        10.0  # a lease's term: not renewed for this long, its turn's runner died (leases.py)
+    )
 
     @classmethod
-    def of(cls, serving: ServeSettings, turn_seconds: float) -> ServeLimits:
+    def of(cls, serving: ServeSettings, turn_seconds: float, lease_seconds: float) -> ServeLimits:
         return cls(
+            lease_seconds=lease_seconds,
             requests_per_minute=serving.serve_requests_per_minute,
             runs_per_user=serving.serve_runs_per_user,
             send_seconds=serving.serve_send_seconds,
@@ -55,17 +59,17 @@ class ServeLimits:
             wait = math.ceil(window + 60 - now)
             raise TooManyRequests(f"over {self.requests_per_minute} turns a minute; retry in {wait}s", wait)
 
-    def admit(self, db: Cursor, user: str, now: float) -> None:
-        """Refuse a new turn over the user's turns at once."""
+    def admit(self, db: Cursor, user: str, leased: str) -> None:
+        """Refuse a new turn over the user's turns at once (those whose conversation is `leased`, SQL)."""
         running = db.execute(
-            "SELECT COUNT(*) AS n FROM conversations WHERE user_id = ? AND lease_until > ?", (user, now)
+            f"SELECT COUNT(*) AS n FROM conversations WHERE user_id = ? AND {leased}", (user,)
         ).fetchone()["n"]
         if running >= self.runs_per_user:
             raise TooManyRequests(f"{running} turns of yours are running already; retry when one ends", 1)
 
     @property
-    def lease_seconds(self) -> float:
-        """How long a turn holds its conversation at most: past it, a worker that died lets go."""
+    def hold_seconds(self) -> float:
+        """How long a turn's lease is renewed at most: its deadline and a minute."""
         return self.turn_seconds + 60.0
 
 

@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from agent.function_tool import FunctionTool
 from agent.guards import envelope_of, safe
 from agent.memory import DURATION_MS
+from app.serve.approvals import Approval
 from app.serve.conversations import ConversationStore
 from app.serve.errors import NotFound
 from app.serve.events import CallMade
@@ -118,7 +119,7 @@ def in_language(notice: str, lang: str) -> str:
 async def conversations(request: Request, user: Annotated[str, Depends(signed_in)]) -> dict[str, Any]:
     """The person's conversations, the latest first: AG-UI threads (the page's and any AG-UI client's) and
     those of the OpenAI face (their thread id is their conversation id, so the page can go on with them)."""
-    rows = await run_in_threadpool(_store(request).threads, user)
+    rows = await run_in_threadpool(threads, _store(request), user)
     listed = [
         {
             "id": row["id"],
@@ -140,7 +141,7 @@ async def conversation(
     store = _store(request)
     found, pending = (None, None)
     if len(conversation_id) <= 100:  # ids are short; a longer one is nobody's
-        found, pending = await run_in_threadpool(store.owned, user, conversation_id)
+        found, pending = await run_in_threadpool(owned, store, user, conversation_id)
     if found is None:
         raise NotFound(f"no conversation {conversation_id[:100]!r} of yours", param="conversation_id")
     stored = await run_in_threadpool(store.messages, found["id"])
@@ -167,6 +168,31 @@ async def cancel(
 
 def _store(request: Request) -> ConversationStore:
     return service(request).turns.store
+
+
+def threads(store: ConversationStore, user: str, limit: int = 100) -> list[Any]:
+    """The user's conversations, the latest first: id, thread id (an OpenAI-face conversation's is its
+    id), when updated, state, first message."""
+    with store.db.reading() as db:
+        return db.execute(
+            "SELECT c.id, COALESCE(c.thread_id, c.id) AS thread_id, c.updated_at, c.state, (SELECT "
+            "m.message FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq LIMIT 1) AS first "
+            "FROM conversations c WHERE c.user_id = ? ORDER BY c.updated_at DESC LIMIT ?",
+            (user, limit),
+        ).fetchall()
+
+
+def owned(store: ConversationStore, user: str, conversation_id: str) -> tuple[Any, Approval | None]:
+    """The user's conversation of that id (None: there is none of theirs), and the approval it waits
+    for, unless that has expired."""
+    with store.db.reading() as db:
+        row = db.execute(
+            "SELECT id, COALESCE(thread_id, id) AS thread_id, state, pending FROM conversations "
+            "WHERE id = ? AND user_id = ?",
+            (conversation_id, user),
+        ).fetchone()
+    pending = Approval.from_json(row["pending"]) if row and row["state"] == "awaiting" else None
+    return row, pending if pending and pending.expires_at > store.clock() else None
 
 
 def _title(first: str | None) -> str:

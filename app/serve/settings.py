@@ -46,5 +46,6 @@ class ServeSettings(BaseSettings):
     """This server's name among those sharing one database: its workers' turns are recovered under it
     after a restart (empty: the machine's host name)."""
 
-    serve_peer_seconds: float = Field(30.0, gt=0, validation_alias="SERVE_PEER_SECONDS")
-    """A worker of any server not heard from for this long has died: a live one finishes its turns."""
+    serve_peer_seconds: float = Field(10.0, gt=0, validation_alias="SERVE_PEER_SECONDS")
+    """A turn's lease, which the worker running it renews every third of this, not renewed for this long
+    is cut: that worker died, and a live one of any server finishes the turn."""

@@ -11,12 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import socket
-import threading
 import time
-import uuid
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -30,11 +25,11 @@ from agent.types import AwaitingApproval
 from app.host import Host
 from app.serve.approvals import Approval, answer_in, answered
 from app.serve.conversations import Conversation, ConversationStore, Where
-from app.serve.errors import Cancelled, LeaseLost, RequestError, Stopped, TooManyRequests
+from app.serve.errors import Cancelled, LeaseLost, RequestError, Stopped
 from app.serve.events import Bridge, Failed, Finished, Started, Text
-from app.serve.fence import adopt
-from app.serve.follow import follow
+from app.serve.follow import Followers, follow
 from app.serve.journal import Journal
+from app.serve.leases import Held, adopt
 from app.serve.limits import ServeLimits
 from plumbing.sql import DatabaseUnavailable
 
@@ -72,27 +67,22 @@ def nobody_approves(server: str, offered: list[str]) -> bool:
     return False
 
 
-def worker_id() -> str:
-    """Who holds a lease: this machine, this process, and this start of it (a restarted container may
-    have the same name and pid)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 class Turns:
     def __init__(
         self,
         host: Host,
         store: ConversationStore,
         limits: ServeLimits,
+        owner: str,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.host, self.store, self.limits, self.clock = host, store, limits, clock
-        self.owner = worker_id()
+        self.owner = owner  # who holds the leases of the turns run here: this start of the worker (leases.py)
         # how an admitted turn runs, and its steps: here and now, unless durably (durable.py)
         self.runner: Runner = self.go_on
         self.steps: Callable[[ToolRegistry, Conversation], Steps] = lambda registry, conversation: Steps()
-        self.followers: Counter[str] = Counter()  # each person's clients following a turn here, in a thread
-        self.lock = threading.Lock()
+        self.followers = Followers(store, limits.runs_per_user)
+        self.held = Held(store.db, limits.lease_seconds)  # the leases of the turns under way here, renewed
 
     def run(self, request: TurnRequest, bridge: Bridge) -> None:
         """Admit the turn (its refusal told to `bridge` at once), then run it, telling `bridge` all that
@@ -107,8 +97,7 @@ class Turns:
         try:
             if conversation.last_state == "new" and request.history:  # kept before the turn runs
                 conversation = self.store.keep(conversation, request.history)
-            admitted = Admitted(replace(request, history=[]), conversation)
-            self.runner(admitted, bridge)
+            self.runner(Admitted(replace(request, history=[]), conversation), bridge)
         except Exception as e:  # it did not start: the lease is given back
             self.store.finish(conversation, "failed", None, None)
             bridge.put(Failed(e))
@@ -130,26 +119,10 @@ class Turns:
             if not told:
                 bridge.put(Started(conversation.id, conversation.run_id))
                 told = True
-            if self._follow(conversation, bridge):
+            if self.followers.follow(conversation, bridge):
                 return None, told
         bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
         return None, told
-
-    def _follow(self, conversation: Conversation, bridge: Bridge) -> bool:
-        """Tell `bridge` the running turn, in this thread, as one of the person's turns at once here;
-        False when it was released before it started, and nothing was told."""
-        user = conversation.user
-        with self.lock:
-            if self.followers[user] >= self.limits.runs_per_user:
-                many = f"{self.followers[user]} of your clients follow turns here; retry when one ends"
-                bridge.put(Failed(TooManyRequests(many, 1)))
-                return True
-            self.followers[user] += 1
-        try:
-            return follow(self.store, conversation, bridge, self.clock)
-        finally:
-            with self.lock:
-                self.followers[user] -= 1
 
     def go_on(self, admitted: Admitted, bridge: Bridge, recovered: bool = False) -> None:
         """Run an admitted turn to its end (`recovered`: taken up again, from what it stored), telling
@@ -159,7 +132,7 @@ class Turns:
             bridge.put(self._to_the_end(admitted, bridge, recovered))
         except LeaseLost as lost:
             log.warning("turn %s taken up elsewhere: this execution stopped", admitted.conversation.run_id)
-            if not follow(self.store, admitted.conversation, bridge, self.clock, after=lost.told):
+            if not follow(self.store, admitted.conversation, bridge, after=lost.told):
                 bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
         except Exception as e:
             bridge.put(Failed(e))
@@ -168,28 +141,29 @@ class Turns:
         conversation, request = admitted.conversation, admitted.request
         if recovered:
             conversation = self._adopt(conversation)
-        try:
-            done = self._turn(conversation, request, bridge, recovered)
-        except Cancelled as e:
-            self.store.finish(conversation, "cancelled", str(e), None)
-            raise
-        except Exception as e:
-            kept = conversation.pending if isinstance(e, RequestError) else None
-            self.store.finish(conversation, "failed", None, kept)
-            raise
-        state = "awaiting" if done.pending else "done"
-        self.store.finish(conversation, state, done.answer, done.pending)
-        return done
+        with self.held.holding(conversation.lease, self.limits.hold_seconds):  # renewed while it runs
+            try:
+                done = self._turn(conversation, request, bridge, recovered)
+            except Cancelled as e:
+                self.store.finish(conversation, "cancelled", str(e), None)
+                raise
+            except Exception as e:
+                kept = conversation.pending if isinstance(e, RequestError) else None
+                self.store.finish(conversation, "failed", None, kept)
+                raise
+            state = "awaiting" if done.pending else "done"
+            self.store.finish(conversation, state, done.answer, done.pending)
+            return done
 
     def _adopt(self, conversation: Conversation) -> Conversation:
-        """The recovered turn's lease, taken at its next generation. While a live executor still holds it
-        (it only seemed dead), this recovery stands by — its workflow stays unfinished, to be recovered
-        again if this worker dies — and takes the turn up only once that executor has died."""
+        """The recovered turn's lease, taken at its next generation (leases.py). While a live worker still
+        holds it (it only seemed dead), this recovery stands by — its workflow stays unfinished, to be
+        recovered again if this worker dies — and takes the turn up only once that lease is cut."""
         lease = conversation.lease
         while True:
             with contextlib.suppress(DatabaseUnavailable):  # away for a moment: stand by, as for a live one
-                now, seconds = self.clock(), self.limits.lease_seconds
-                taken = adopt(self.store.db, lease, conversation.run_id, self.owner, now, seconds)
+                seconds = self.limits.lease_seconds
+                taken = adopt(self.store.db, lease, conversation.run_id, self.owner, seconds)
                 if taken is not None:
                     return replace(conversation, owner=taken.owner, gen=taken.gen)
             time.sleep(STANDBY_SECONDS)

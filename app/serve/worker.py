@@ -1,9 +1,9 @@
 """One worker of the served agent: uvicorn serving the app on the socket the parent (workers.py) listens on.
 
 Each worker builds its own host through `build_host` (the registry, the model, MCP servers), opens its
-own connections to the database, and runs turns as durable workflows (durable.py) as an executor of its
-own (executors.py): the worker that replaces a dead one, or the server restarted, finishes the turns the
-dead one left. Any worker serves any conversation.
+own connections to the database, and runs turns as durable workflows (durable.py) under leases of its own
+(leases.py): the worker that replaces a dead one, or the server restarted, finishes the turns the dead one
+left. Any worker serves any conversation.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from app.serve.conversations import ConversationStore
 from app.serve.database import open_agent_database
 from app.serve.hardening import allowed_hosts, uvicorn_options
 from app.serve.keys import KeyStore
+from app.serve.leases import owner, term
 from app.serve.limits import ServeLimits
 from app.serve.service import Service
 from app.serve.turns import Turns
@@ -60,11 +61,12 @@ def worker_app(plan: Plan, stack: ExitStack, slot: int = 0) -> FastAPI:
         print(host.model.notice, file=sys.stderr, flush=True)
     db = open_agent_database(serving)
     stack.callback(db.close)
-    limits = ServeLimits.of(serving, host.model.limits.deadline_seconds)
-    turns = Turns(host, ConversationStore(db), limits)
-    if serving.serve_durable:  # and the turns this slot, or a dead worker anywhere, left go on
-        durable.run_turns(serving, turns, db, slot, stack)
-    # stopping, the turns under way end first, while this worker still says it is alive
+    limits = ServeLimits.of(serving, host.model.limits.deadline_seconds, term(db, serving.serve_peer_seconds))
+    turns = Turns(host, ConversationStore(db), limits, owner(serving.serve_name, slot))
+    stack.callback(turns.held.start())  # the leases of the turns under way here, renewed
+    if serving.serve_durable:  # and the turns whose runner died, here or anywhere, go on
+        durable.run_turns(serving, turns, db, stack, THREADS)
+    # stopping, the turns under way end first, while this worker still renews their leases
     threads = stack.enter_context(ThreadPoolExecutor(THREADS, thread_name_prefix="turn"))
     app = create_app(Service(host, KeyStore(db), turns, limits, threads))
     tracing.serve(app)

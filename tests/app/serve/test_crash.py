@@ -44,11 +44,8 @@ def holding(reached: threading.Event, release: threading.Event):
 
 
 def kill_the_worker_of(agent: ServedAgent, conversation: str) -> None:
-    """kill -9 the worker holding the conversation's lease: its executor's process (pid:start)."""
-    [(process,)] = agent.query(
-        "SELECT e.process FROM conversations c JOIN executors e ON e.id = c.lease_owner WHERE c.id = ?",
-        (conversation,),
-    )
+    """kill -9 the worker holding the conversation's lease: the process it names (pid:start@machine)."""
+    [(process,)] = agent.query("SELECT lease_process FROM conversations WHERE id = ?", (conversation,))
     os.kill(int(process.split(":")[0]), signal.SIGKILL)
 
 

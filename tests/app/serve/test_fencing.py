@@ -1,6 +1,6 @@
-"""A served turn runs once, whoever recovers it (app/serve/fence.py, executors.py, recovery.py): two
-servers under one name, a server paused past the timeout, a peer with a shorter timeout, a forged
-heartbeat, and the official `openai` SDK's own retries against a cancel and against a model error after a
+"""A served turn runs once, whoever recovers it (app/serve/fence.py, leases.py, recovery.py): two
+servers under one name, a server paused past the lease's term, a peer with a shorter term, a forged
+lease, and the official `openai` SDK's own retries against a cancel and against a model error after a
 write. Each counts the runs of a write that must not repeat as the tool counts them — the lines of the
 ledger MCP server's file — not as the stored conversation tells them. On SQLite and on Postgres."""
 
@@ -148,13 +148,13 @@ def test_a_paused_server_loses_its_turn_and_writes_nothing_more(fake_llm, tmp_pa
     assert "taken up elsewhere" in taken_over(tmp_path, fake_llm, database, pause)
 
 
-def test_a_forged_heartbeat_takes_a_turn_over_and_the_live_server_writes_nothing_more(
+def test_a_forged_lease_takes_a_turn_over_and_the_live_server_writes_nothing_more(
     fake_llm, tmp_path, database
 ):
     def forge(a: ServedAgent, b: ServedAgent) -> None:
         give_up_at = time.monotonic() + 60
-        while state(b) != [("done",)]:  # a's row says it died, again and again, until b takes its turn
-            a.query_execute("UPDATE executors SET seen_at = 0 WHERE id LIKE ?", ("a-%",))
+        while state(b) != [("done",)]:  # a's lease says it lapsed, again and again, until b takes its turn
+            a.query_execute("UPDATE conversations SET lease_until = 0 WHERE lease_owner LIKE ?", ("a-%",))
             assert time.monotonic() < give_up_at, b.log()
             time.sleep(0.05)
 

@@ -1,5 +1,5 @@
-"""Finished turns' DBOS workflows are removed after RETENTION_DAYS (7): the prune asks DBOS's public API for
-the workflows that ended before then, and deletes exactly those, at most once an hour (recovery.py)."""
+"""Turns' DBOS workflows are removed after RETENTION_DAYS (7): the prune asks DBOS's public API for the
+workflows that began before then, and deletes exactly those, at most once an hour (recovery.py)."""
 
 from __future__ import annotations
 
@@ -25,16 +25,16 @@ class Workflows:
         self.deleted.append(ids)
 
 
-def test_workflows_that_ended_over_7_days_ago_are_deleted_once_an_hour(monkeypatch):
+def test_workflows_that_began_over_7_days_ago_are_deleted_once_an_hour(monkeypatch):
     dbos = Workflows()
     monkeypatch.setattr(recovery, "DBOS", dbos)
-    heartbeat = recovery.Heartbeat.__new__(recovery.Heartbeat)  # the prune needs none of its database
-    heartbeat.pruned_at = -math.inf  # as a new heartbeat starts: monotonic() may be under an hour
-    heartbeat.prune()
-    heartbeat.prune()  # within the hour: nothing asked again
+    looking = recovery.Recovery.__new__(recovery.Recovery)  # the prune needs none of its database
+    looking.pruned_at = -math.inf  # as a new recovery starts: monotonic() may be under an hour
+    looking.prune()
+    looking.prune()  # within the hour: nothing asked again
     [query] = dbos.asked
     assert recovery.RETENTION_DAYS == 7
-    assert query["status"] == ["SUCCESS", "ERROR"]  # a turn still running, or waiting, stays
-    cutoff = datetime.fromisoformat(str(query["completed_before"])).timestamp()
+    assert "status" not in query  # ended, or left unfinished by no turn: a lease lasts minutes, not days
+    cutoff = datetime.fromisoformat(str(query["end_time"])).timestamp()
     assert abs(cutoff - (time.time() - 7 * 86400)) < 60
     assert dbos.deleted == [["w0", "w1", "w2"]]

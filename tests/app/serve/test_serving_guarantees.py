@@ -245,8 +245,7 @@ def test_turns_at_once_are_counted_across_workers_and_the_rest_are_a_429_with_re
                 assert time.monotonic() < give_up_at, agent.log()
                 time.sleep(0.05)
             running = agent.query(
-                "SELECT e.process FROM conversations c JOIN executors e ON e.id = c.lease_owner "
-                "WHERE c.user_id = ? AND c.state = 'running'",
+                "SELECT lease_process FROM conversations WHERE user_id = ? AND state = 'running'",
                 ("erin",),
             )
             time.sleep(0.5)  # nothing more reaches the model meanwhile
