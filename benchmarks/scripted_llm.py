@@ -95,9 +95,13 @@ def events(reply: dict[str, Any]) -> str:
     return "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # connections not yet accepted: socketserver's 5 refuses a burst of turns
+
+
 def start(answer: Callable[[dict[str, Any]], dict[str, Any]] = reply) -> tuple[ThreadingHTTPServer, str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(answer))
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), handler_for(answer))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
 
