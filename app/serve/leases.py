@@ -21,7 +21,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from app.serve.errors import Stopped
 from app.serve.fence import Lease
@@ -105,11 +104,6 @@ def gone(held_by: str | None) -> bool:
     return process(int(known.split(":")[0])) != known
 
 
-def cut(row: Any) -> bool:
-    """Is the lease of `row` (its `lapsed` and `lease_process`) cut: its runner died?"""
-    return bool(row["lapsed"]) or gone(row["lease_process"])
-
-
 def adopt(db: Database, lease: Lease, run_id: str, owner: str, seconds: float) -> Lease | None:
     """Take up the lease of run `run_id` for `owner`, at the next generation, if it was handed back
     (recovery.py) or cut; None while a live worker holds it. Stopped: the turn ended."""
@@ -121,7 +115,7 @@ def adopt(db: Database, lease: Lease, run_id: str, owner: str, seconds: float) -
         ).fetchone()
         if row is None:
             raise Stopped("the turn ended before it was recovered")
-        if row["lease_owner"] is not None and not cut(row):
+        if row["lease_owner"] is not None and not (row["lapsed"] or gone(row["lease_process"])):  # not cut
             return None
         sql, params = taking(db, owner, seconds)
         taken = cursor.execute(

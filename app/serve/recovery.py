@@ -27,7 +27,7 @@ from typing import Any
 
 from dbos import DBOS
 
-from app.serve.leases import RECOVERY_SECONDS, cut, every, lapsed
+from app.serve.leases import RECOVERY_SECONDS, every, gone, lapsed
 from plumbing.sql import Database
 
 log = logging.getLogger("app.serve")
@@ -75,7 +75,8 @@ class Recovery:
                 "FROM conversations WHERE lease_until IS NOT NULL AND state = 'running'",
                 (self.term,),
             ).fetchall()
-        return [row for row in rows if cut(row)]
+        ended = {held for held in {row["lease_process"] for row in rows} if gone(held)}  # each process once
+        return [row for row in rows if row["lapsed"] or row["lease_process"] in ended]
 
     def recover(self) -> list[str]:
         """Pass on each cut lease: hand its turn back to DBOS, or release a turn that never started; the
@@ -94,31 +95,36 @@ class Recovery:
         ):
             flows[run_of(flow.workflow_id)].append(flow)
         queued, silent = [], set()
-        for row in leases:
-            mine = flows[row["run_id"]]
-            if self._pass_on(row, started=bool(mine)) and mine:
-                queued += [flow.workflow_id for flow in mine if flow.status == "PENDING"]
+        for row, started in self._pass_on(leases, {run for run, mine in flows.items() if mine}):
+            if started:
+                queued += [flow.workflow_id for flow in flows[row["run_id"]] if flow.status == "PENDING"]
                 silent.add(row["lease_owner"] or "")
+            else:
+                log.warning(
+                    "turn %s admitted by %s and never started: released", row["run_id"], row["lease_owner"]
+                )
         if queued:
             DBOS.resume_workflows(queued)
             log.warning("executors %s silent: %d turn(s) recovered", ", ".join(sorted(silent)), len(queued))
         return queued
 
-    def _pass_on(self, row: Any, started: bool) -> bool:
-        """The cut lease of `row` handed back for a term (`started`: a workflow runs its turn), or released;
-        False when another worker passed it on first."""
-        lease = (time.time(), row["id"], row["run_id"], row["lease_gen"])
-        to = f"lease_until = {self.db.now} + ?" if started else "lease_until = NULL, state = 'released'"
-        passed = self.db.write(
-            "UPDATE conversations SET lease_owner = NULL, lease_process = NULL, lease_gen = lease_gen + 1, "
-            f"{to}, updated_at = ? WHERE {LEASED}",
-            (self.term, *lease) if started else lease,
-        )
-        if passed and not started:
-            log.warning(
-                "turn %s admitted by %s and never started: released", row["run_id"], row["lease_owner"]
-            )
-        return passed == 1
+    def _pass_on(self, leases: list[Any], started: set[str]) -> list[tuple[Any, bool]]:
+        """Each cut lease handed back for a term (its run `started`: a workflow runs its turn), or released,
+        in one transaction; those this worker passed on (another may have first), and whether started."""
+        passed = []
+        in_order = sorted(leases, key=lambda row: row["id"])  # one order: no two workers wait in a circle
+        with self.db.transaction() as db:
+            for row in in_order:
+                run = row["run_id"] in started
+                to = f"lease_until = {self.db.now} + ?" if run else "lease_until = NULL, state = 'released'"
+                lease = (time.time(), row["id"], row["run_id"], row["lease_gen"])
+                done = db.execute(
+                    "UPDATE conversations SET lease_owner = NULL, lease_process = NULL, "
+                    f"lease_gen = lease_gen + 1, {to}, updated_at = ? WHERE {LEASED}",
+                    (self.term, *lease) if run else lease,
+                ).rowcount
+                passed += [(row, run)] if done else []
+        return passed
 
     def prune(self) -> None:
         """Remove the workflows of turns that began over RETENTION_DAYS ago, once in a while (one unfinished
