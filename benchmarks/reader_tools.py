@@ -183,6 +183,23 @@ class StockTool(FunctionTool):
         return json.dumps({**json.loads(input), "price": 100.0})
 
 
+class TemperatureTool(FunctionTool):
+    """One amount: a lone number fills it only when the request is about the tool."""
+
+    name = "celsius_to_fahrenheit"
+    description = "Convert a temperature from degrees Celsius to degrees Fahrenheit."
+    parameters = {
+        "type": "object",
+        "properties": {"celsius": {"type": "number", "description": "the temperature in Celsius"}},
+        "required": ["celsius"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return json.dumps({"fahrenheit": json.loads(input)["celsius"] * 9 / 5 + 32})
+
+
 def reader_tools() -> list[FunctionTool]:
     return [WeatherTool(), TrackParcelTool(), ConvertCurrencyTool(), BookRoomTool()]
 
@@ -190,4 +207,4 @@ def reader_tools() -> list[FunctionTool]:
 def schema_tools() -> list[FunctionTool]:
     """Tools written as a generic API would be (English, several amounts), for the prompts that
     register them alone or together (`only:` in the development prompts)."""
-    return [BmiTool(), LoanTool(), RectangleTool(), StockTool()]
+    return [BmiTool(), LoanTool(), RectangleTool(), StockTool(), TemperatureTool()]

@@ -29,7 +29,8 @@ from app.models.embedded import meaning, reading, spelling
 from app.models.embedded.arguments import claims, labels, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, facts
 from app.models.embedded.numbers import typed
-from app.models.embedded.overlap import shared_words, strays, texts, without_acts
+from app.models.embedded.overlap import shared_words, strays, without_acts
+from app.models.embedded.relevance import commanded, elsewhere, unserved
 from app.models.embedded.values import codes
 
 Arguments = dict[str, Any]
@@ -90,11 +91,11 @@ class Router:
         if about_us:
             return Plan(lang, about_us, effect)
         fitting = [t for t in self.registry.tools() if t.effect == effect and offered(t) and cued(t, text)]
-        asked = effect == "read" and (reading.asks_or_requests(text) or _commanded(text, self.registry))
-        if asked and _unserved(text, fitting):  # a search, a poem: no registered tool's words name it
+        asked = effect == "read" and (reading.asks_or_requests(text) or commanded(text, self.registry))
+        if asked and unserved(text, fitting):  # a search, a poem: no registered tool's words name it
             return Plan(lang, "offtopic", effect)
         offered_ = [t for t in self.registry.tools() if offered(t)]
-        if effect == "write" and not reading.WRITE.search(text) and _unserved(text, offered_):
+        if effect == "write" and not reading.WRITE.search(text) and unserved(text, offered_):
             return Plan(lang, "offtopic", effect)  # "翻译：电池 5000mAh": a translation, not codes to add
         if effect == "write" and reading.unsure(text):  # "处理 PKX110": add it, or look it up?
             return Plan(lang, "which", effect, calls=tuple({"code": code} for code in codes(text)))
@@ -125,7 +126,7 @@ class Router:
             if statement and not reading.proposes(text) and strays(tool, text, values) >= STRAYS:
                 continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
             missing = _missing(tool, values, text)
-            if not missing:
+            if not missing and not elsewhere(tool, text, values):
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read":
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
@@ -194,26 +195,6 @@ def _effect(text: str, registry: ToolRegistry) -> str:
     readers = [t for t in registry.tools() if t.effect == "read" and offered(t)]
     claimed = all(any(claims(t, code) for t in readers) for code in codes(text))
     return "read" if claimed else effect
-
-
-def _commanded(text: str, registry: ToolRegistry) -> bool:
-    """Does the message start with the verb a tool's name starts with ("calculate my bmi", of the tool
-    calculate_bmi; "calculate …" of the calculator): a request in the tools' own words."""
-    first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", text)
-    verbs = {re.split(r"_|(?<=[a-z])(?=[A-Z])", t.name)[0].casefold() for t in registry.tools()}
-    word = first[1].casefold() if first else ""
-    return word in verbs or len(word) >= 5 and any(verb[:5] == word[:5] for verb in verbs)  # calculator
-
-
-def _unserved(text: str, fitting: list[FunctionTool]) -> bool:
-    """Does the request name what the demo's own tools do not do (`cues.yaml`'s `cannot`: the weather, a
-    search) that no fitting tool does: none names it in its own texts, nor does the word, read by the
-    learned reader, name one ("weather" names the tool described as 查询…天气)?"""
-    return any(
-        not any(word.casefold() in texts(t).casefold() for t in fitting)
-        and not meaning.choose(word, fitting).names_it
-        for word in dict.fromkeys(reading.cannot_said(text))
-    )
 
 
 def _missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
