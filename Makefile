@@ -124,7 +124,7 @@ eval: install bfcl-venv
 	$(PY) main.py eval --floors docs --bfcl 50
 	$(PY) -m benchmarks.eval_control $(PY) main.py eval --floors all --bfcl 50
 
-# The blind held-out parts alone (benchmarks/prompts/blind/): the embedded model on each writer's device job
+# The blind held-out parts alone (app/eval/prompts/blind/): the embedded model on each writer's device job
 # and on the tools each added, then the table per file and in total (see docs/evaluation).
 BLIND_PARTS := "blind lab job" "blind manager job" "blind overseas job" "blind newcomer job" \
 	"blind lab tools" "blind manager tools" "blind overseas tools" "blind newcomer tools"

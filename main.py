@@ -5,14 +5,13 @@ stdin are turns. Without ADD_MODEL_URL the device service is started here, on a 
 without an LLM endpoint, the embedded local model; MCP servers come from MCP_CONFIG.
 `python main.py serve` serves the same agent over HTTP, `python main.py keys` manages its API keys
 (app/serve/cli.py); `python main.py eval` scores the configured model's tool calling
-(benchmarks/scorecard.py).
+(app/eval/). Installed from a wheel, `tool-use-agent` (or `python -m main`) is the same command.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import json
 import re
 import sys
@@ -140,17 +139,14 @@ def _json(value: Any) -> str:
 
 
 def evaluate(argv: list[str]) -> int:
-    """`python main.py eval`: the scorecard, beside the prompt sets in the checkout's benchmarks/."""
+    """`python main.py eval`: the scorecard (app/eval/), its prompt sets in the package."""
     if not installed("pydantic_evals", "opentelemetry"):
         print(f"error: {missing_extra('python main.py eval', 'eval')}", file=sys.stderr)
         return 2
+    from app.eval import scorecard  # pydantic-evals and OpenTelemetry load only here
+
     try:
-        scorecard = importlib.import_module("benchmarks.scorecard")
-    except ModuleNotFoundError:
-        print("error: python main.py eval runs from a checkout (it reads benchmarks/)", file=sys.stderr)
-        return 2
-    try:
-        return int(scorecard.main(argv))
+        return scorecard.main(argv)
     except ConfigError as e:
         print(f"error: {safe(str(e))}", file=sys.stderr)
         return 2

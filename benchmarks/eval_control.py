@@ -22,13 +22,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchmarks import bfcl_control, bfcl_run, scripted_llm, tools_control
+from app.eval import bfcl_run
+from app.eval.expected import CJK, written
+from app.eval.spec import GOLDEN, Spec, all_specs, part
+from app.eval.truth import written_number
+from benchmarks import bfcl_control, scripted_llm, tools_control
 from benchmarks.eval_expressions import OPERATIONS, expression_for
-from benchmarks.eval_spec import GOLDEN, Spec, all_specs, part
-from benchmarks.eval_truth import written_number
 
 BY_TEXT = {spec.text: spec for spec in [*all_specs(), *part(GOLDEN)]}
-CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def reply(request: dict[str, Any]) -> dict[str, Any]:
@@ -49,18 +50,11 @@ def reply(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def ideal_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
-    if spec.arguments or spec.part == "tuned":
-        return [(spec.tools[0], spec.arguments)]
+    """The spec's calls: those it writes down (app/eval/expected.py), else made from its words."""
+    found = written(spec)
+    if found is not None:
+        return found
     name = spec.tools[0]
-    if name == "add_device_model":
-        return [(name, {"model": row[0], **_names(row[1:])}) for row in spec.rows]
-    if name == "delete_device_model":
-        return [(name, {"model": code}) for code in spec.removes]
-    if name == "update_market_name":  # one call per model, with each of its changes
-        changes: dict[str, dict[str, str]] = {}
-        for change in spec.updates:
-            changes.setdefault(change[0], {}).update(_names(change[1:]))
-        return [(name, {"model": code, **names}) for code, names in changes.items()]
     if name == "query_device_model":  # several: a look-up of each code the answer names
         keywords = spec.says[: len(spec.tools)] if len(spec.tools) > 1 else [_keyword(spec)]
         return [(name, {"keyword": keyword}) for keyword in keywords]
@@ -108,17 +102,6 @@ def _value(node: ast.AST) -> float:
 
 def _close(value: float, wanted: float | None) -> bool:
     return wanted is not None and abs(value - wanted) < 1e-6
-
-
-def _names(names: tuple) -> dict[str, str]:
-    """The name arguments of a spec's row or change: one name (its column told by its script), a column
-    and its value, or both columns."""
-    if len(names) == 1:
-        return {"marketName" if CJK.search(names[0]) else "marketNameEn": names[0]} if names[0] else {}
-    if names[0] in ("marketName", "marketNameEn"):
-        return {names[0]: names[1]}
-    columns = zip(("marketName", "marketNameEn"), names, strict=True)
-    return {column: value for column, value in columns if value}
 
 
 def words(spec: Spec) -> str:

@@ -8,7 +8,7 @@ import math
 import operator
 from collections.abc import Iterator
 
-from benchmarks.eval_truth import said_numbers
+from app.eval.truth import said_numbers
 
 
 def _power(base: float, exponent: float) -> float:

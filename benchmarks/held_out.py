@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.blind_tools import read
-from benchmarks.eval_spec import PARTS, PROMPTS, TOOL_PARTS, blind, part
+from app.eval.spec import PARTS, PROMPTS, TOOL_PARTS, blind, part
+from app.eval.tools_file import read
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ("app/models/embedded", "tools")  # what the demo plans from

@@ -1,4 +1,4 @@
-"""The evaluation's control for tools files (`benchmarks/blind_tools.py`), a part of `eval_control`'s scripted
+"""The evaluation's control for tools files (`app/eval/tools_file.py`), a part of `eval_control`'s scripted
 model: for a prompt of the blind parts' tools files, or of any tools file it is given, it makes the
 expected calls in one reply, then says they are done; it asks where the prompt wants a question, and
 answers in words where no tool is to run. It knows the answers, which no model does."""
@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from app.eval.spec import PROMPTS, TOOL_PARTS
+from app.eval.tools_file import ToolPrompt, read
 from benchmarks import scripted_llm
-from benchmarks.blind_tools import ToolPrompt, read
-from benchmarks.eval_spec import PROMPTS, TOOL_PARTS
 
 WORDS = {  # kind -> (Chinese, English) answer of a turn that calls no tool
     "ask": ("你指的是哪一个？", "Which one do you mean?"),

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
+from app.eval.spec import FILES, PARTS, TOOL_PARTS
 from benchmarks import held_out
-from benchmarks.eval_spec import FILES, PARTS, TOOL_PARTS
 from tests.conftest import ROOT
 
 FACTS = "app/models/embedded/facts.py"
@@ -77,11 +77,20 @@ def test_a_phrase_the_demo_held_before_a_blind_part_is_still_there_and_found_any
 
 @pytest.mark.parametrize("name", HELD_OUT)
 def test_a_held_out_file_is_never_edited(name: str) -> None:
-    """Its history is one commit (the one that made it a data file, the prompts unchanged), and the working
-    copy is that commit's."""
-    path = f"benchmarks/prompts/{FILES[name]}"
-    log = subprocess.run(["git", "log", "--format=%h", "--", path], cwd=ROOT, capture_output=True, text=True)
-    assert log.returncode == 0, log.stderr
-    assert len(log.stdout.split()) == 1, f"{path} was edited: {log.stdout.split()}"
-    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", path], cwd=ROOT)
-    assert changed.returncode == 0, f"{path} has changes not committed"
+    """Its history, followed through moves, is its creation and moves that kept every byte (git's R100),
+    and the working copy holds those bytes."""
+    path = f"app/eval/prompts/{FILES[name]}"
+    log = _git("log", "--follow", "--format=", "--raw", "--no-abbrev", "--", path)
+    changes = [line.split() for line in log.splitlines() if line.startswith(":")]
+    assert changes, f"{path} has no history"
+    statuses = [change[4] for change in changes]
+    assert set(statuses[:-1]) <= {"R100"} and statuses[-1] == "A", f"{path} was edited: {statuses}"
+    blobs = {change[3] for change in changes}  # each change's new bytes: one blob, the first one's
+    assert len(blobs) == 1, f"{path} was edited: {blobs}"
+    assert _git("hash-object", path).strip() in blobs, f"{path} has changes not committed"
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

@@ -16,8 +16,8 @@ from typing import Any
 import requests
 
 from agent.tracing import CONTENT
+from app.eval.spec import GOLDEN
 from benchmarks import eval_control
-from benchmarks.eval_spec import GOLDEN
 from tests.conftest import ROOT, clean_env, run_main
 from tests.support.fake_llm import Reply, call, text, tool_calls
 from tests.support.scorecard_runs import scorecard

@@ -13,7 +13,7 @@ from typing import Any
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from benchmarks import scorecard
+from app.eval import scorecard
 from plumbing.http import bypass_proxy_for_loopback
 
 

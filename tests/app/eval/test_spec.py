@@ -1,9 +1,10 @@
-"""The evaluation's prompts are data files (benchmarks/prompts/), read into one kind of spec."""
+"""The evaluation's prompts are data files (app/eval/prompts/, in the package), read into one kind of spec."""
 
 import pytest
 from pydantic import ValidationError
 
-from benchmarks import blind_tools, eval_spec
+from app.eval import spec as eval_spec
+from app.eval import tools_file
 
 # How many prompts each part holds, as docs/embedded says.
 SIZES = {
@@ -82,7 +83,7 @@ def test_the_blind_parts_are_held_out_and_a_delete_removes_the_row_it_names() ->
 
 @pytest.mark.parametrize("name", list(eval_spec.TOOL_PARTS))
 def test_each_blind_tools_file_reads_into_prompts_beside_three_added_tools(name: str) -> None:
-    prompts = blind_tools.read(eval_spec.PROMPTS / eval_spec.TOOL_PARTS[name], name)
+    prompts = tools_file.read(eval_spec.PROMPTS / eval_spec.TOOL_PARTS[name], name)
     assert len(prompts) == 40 and {p.part for p in prompts} == {name}
     assert len(prompts[0].added) == 3 and len({p.text for p in prompts}) == len(prompts)
     assert {p.kind for p in prompts} <= {"call", "ask", "no_write", "cannot", "chat"}

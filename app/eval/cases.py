@@ -1,16 +1,16 @@
 """The scorecard's cases: each prompt spec as a pydantic-evals `Case`, named by its id (its file and number,
 never its text), scored by the library's evaluators over the turn's OpenTelemetry spans — the trajectory
 (exact, in order, in any order), the expected calls' arguments, abstention where no tool fits — and by
-the device job's own verdict (`agent_eval.score`: the rows, the answer's truth, grounded arguments). A
-tools file's prompts (`blind_tools`: the blind parts' added tools, or `--tools-file`) are scored by their
-own verdict instead (`blind_verdict.judge`)."""
+the device job's own verdict (`device_job.score`: the rows, the answer's truth, grounded arguments). A
+tools file's prompts (`tools_file`: the blind parts' added tools, or `--tools-file`) are scored by their
+own verdict instead (`tools_verdict.judge`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_evals import Case
 from pydantic_evals.evaluators import (
@@ -22,15 +22,15 @@ from pydantic_evals.evaluators import (
     TrajectoryMatch,
 )
 
-from benchmarks import blind_tools
-from benchmarks.agent_eval import score
-from benchmarks.blind_tools import ToolPrompt
-from benchmarks.blind_verdict import judge
-from benchmarks.eval_control import ideal_calls
-from benchmarks.eval_spec import FILES, PROMPTS, TOOL_PARTS, Spec, part
-from benchmarks.scorecard_run import Turn
+from app.eval import tools_file
+from app.eval.device_job import score
+from app.eval.expected import certain
+from app.eval.runner import Turn
+from app.eval.spec import FILES, PROMPTS, TOOL_PARTS, Spec, part
+from app.eval.tools_file import ToolPrompt
+from app.eval.tools_verdict import judge
 
-ORDERS = ("exact", "in_order", "any_order")
+ORDERS: tuple[Literal["exact", "in_order", "any_order"], ...] = ("exact", "in_order", "any_order")
 
 
 def case_id(name: str, index: int) -> str:
@@ -38,10 +38,10 @@ def case_id(name: str, index: int) -> str:
     return f"{Path(FILES.get(name, name)).stem}:{index + 1}"
 
 
-def prompts(name: str, files: dict[str, Path]) -> list[Spec] | list[ToolPrompt]:
+def prompts(name: str, files: dict[str, Path]) -> Sequence[Spec | ToolPrompt]:
     """A part's prompts: a device job's, or a tools file's (a part of TOOL_PARTS, or one of `files`)."""
     if name in files or name in TOOL_PARTS:
-        return blind_tools.read(files.get(name) or PROMPTS / TOOL_PARTS[name], name)
+        return tools_file.read(files.get(name) or PROMPTS / TOOL_PARTS[name], name)
     return part(name)
 
 
@@ -56,7 +56,9 @@ def cases(
             metadata = {"part": name, "kind": spec.kind}
             if isinstance(spec, ToolPrompt) and (refused := spec.refused()):  # beyond any model here
                 metadata["refused"] = ", ".join(refused)
-            found = tool_evaluators(spec) if isinstance(spec, ToolPrompt) else evaluators(spec)
+            found: list[Evaluator[Any, Any, Any]] = [
+                *(tool_evaluators(spec) if isinstance(spec, ToolPrompt) else evaluators(spec))
+            ]
             yield Case(name=case_id(name, index), inputs=spec, metadata=metadata, evaluators=found)
 
 
@@ -64,7 +66,7 @@ def evaluators(spec: Spec) -> list[Evaluator[Spec, Turn, dict[str, str]]]:
     found: list[Evaluator[Any, Any, Any]] = [
         TrajectoryMatch(list(spec.tools), order, evaluation_name=f"trajectory {order}") for order in ORDERS
     ]
-    if calls := expected_calls(spec):
+    if calls := certain(spec):
         found.append(Arguments(calls))
     if not spec.tools:  # no tool fits: the model should call none, not even one the host refuses
         found.append(ToolCorrectness([], include_failed=True, evaluation_name="abstention"))
@@ -79,16 +81,6 @@ def tool_evaluators(prompt: ToolPrompt) -> list[Evaluator[ToolPrompt, Turn, dict
     if prompt.kind in ("ask", "cannot", "chat"):
         found.append(ToolCorrectness([], include_failed=True, evaluation_name="abstention"))
     return [*found, AddedTools()]
-
-
-def expected_calls(spec: Spec) -> list[tuple[str, dict[str, Any]]]:
-    """The calls whose arguments are certain: the spec's own `arguments`, else the codes and names of the
-    rows it adds and changes (a look-up's keyword or a sum's expression may be written many ways)."""
-    if spec.arguments:
-        return [(spec.tools[0], spec.arguments)]
-    if spec.tools and spec.tools[0] in ("add_device_model", "update_market_name"):
-        return ideal_calls(spec)
-    return []
 
 
 @dataclass(repr=False)
@@ -134,7 +126,7 @@ class DeviceJob(Evaluator[Spec, Turn, dict[str, str]]):
 
 @dataclass(repr=False)
 class AddedTools(Evaluator[ToolPrompt, Turn, dict[str, str]]):
-    """A tools file's verdict (`blind_verdict`): success; for a call prompt, whether the expected tools ran
+    """A tools file's verdict (`tools_verdict`): success; for a call prompt, whether the expected tools ran
     and with the expected arguments; whether the turn wrote anything nobody asked for."""
 
     def evaluate(

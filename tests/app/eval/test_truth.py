@@ -1,10 +1,10 @@
-"""The scorer's truth checks (benchmarks/eval_truth.py) and the control's reading of a spec
+"""The scorer's truth checks (app/eval/truth.py) and the control's reading of a spec
 (benchmarks/eval_control.py), on made-up prompts."""
 
+from app.eval.chinese_numbers import chinese_numbers
+from app.eval.spec import Spec
+from app.eval.truth import answer_problems, said_numbers, ungrounded_arguments, written_number
 from benchmarks import eval_control
-from benchmarks.chinese_numbers import chinese_numbers
-from benchmarks.eval_spec import Spec
-from benchmarks.eval_truth import answer_problems, said_numbers, ungrounded_arguments, written_number
 
 
 def test_a_number_is_written_as_a_person_writes_it() -> None:

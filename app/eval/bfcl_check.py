@@ -1,4 +1,4 @@
-"""BFCL's side of `python -m benchmarks.bfcl_run`: it runs in BFCL's own venv (benchmarks/.venv-bfcl, see the
+"""BFCL's side of `bfcl_run`: it runs in BFCL's own venv (benchmarks/.venv-bfcl in a checkout, see the
 Makefile), imports bfcl-eval and the standard library only, never this project. `cases CATEGORY...`
 prints the categories' cases as JSON lines (the question's first turn, the functions, the possible answers);
 `score FILE...` reads the calls each case made (JSON lines: id, category, calls as [{name: arguments}]) and

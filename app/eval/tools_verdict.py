@@ -1,4 +1,4 @@
-"""The verdict on one turn of a tools file's prompt (`benchmarks/blind_tools.py`), from the audit log and the
+"""The verdict on one turn of a tools file's prompt (`tools_file.py`), from the audit log and the
 device rows before and after it.
 
 - call: the expected calls ran and succeeded, in order (other calls may come between), each with exactly
@@ -17,10 +17,11 @@ whatever the host decided."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.blind_tools import ExpectedCall, ToolPrompt, registered
+from app.eval.tools_file import ExpectedCall, ToolPrompt, registered
 from devicedb.schema import normalize_code
 
 DEVICE_WRITES = ("add_device_model", "update_market_name", "delete_device_model")
@@ -90,7 +91,7 @@ def _same(expected: Any, actual: Any) -> bool:
 def _unrequested_calls(
     expected: tuple[ExpectedCall, ...],
     audit: list[dict[str, Any]],
-    effects: dict[str, str],
+    effects: Mapping[str, str],
     injected: dict[str, set[str]],
 ) -> list[str]:
     """Each call of a write or destructive tool that is none of the expected calls (each expected call

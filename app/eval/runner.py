@@ -18,12 +18,12 @@ from pydantic_evals.dataset import increment_eval_metric
 
 from agent.config import Settings
 from agent.types import AgentError
+from app.eval.device_job import stored
+from app.eval.events import TurnSpans
+from app.eval.spec import Spec
+from app.eval.tools_file import ToolPrompt
 from app.host import Front, host_for
 from app.models.choice import ModelChoice
-from benchmarks.agent_eval import stored
-from benchmarks.blind_tools import ToolPrompt
-from benchmarks.eval_spec import Spec
-from benchmarks.scorecard_events import TurnSpans
 from devicedb.server import BackgroundService
 from tools import default_tools
 

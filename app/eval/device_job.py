@@ -1,8 +1,8 @@
 """The device job's verdict on one turn, as `make eval` scores it: the database's final state (the rows a
 correct turn adds or changes, none lost or made up), the tools that ran (from the audit log), whether every
-argument of every call was in the person's words, and the answer's truth (`eval_truth`); and the floors
-each part must reach on the embedded model. `python main.py eval` (benchmarks/scorecard.py) runs the
-parts of `benchmarks/prompts/` and scores each turn with this, beside pydantic-evals' own evaluators.
+argument of every call was in the person's words, and the answer's truth (`truth`); and the floors
+each part must reach on the embedded model. `python main.py eval` (scorecard.py) runs the
+parts of `prompts/` and scores each turn with this, beside pydantic-evals' own evaluators.
 
 The parts: the tuned part (`tuned.yaml`) was written while the demo model's policies were tuned; the
 held-out parts (`heldout.yaml`, `chat_heldout.yaml`, `remarks_heldout*.yaml`, `people_heldout*.yaml`) were
@@ -18,8 +18,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.eval_spec import Spec
-from benchmarks.eval_truth import answer_problems, effect_of, ungrounded_arguments
+from app.eval.spec import Spec
+from app.eval.truth import answer_problems, effect_of, ungrounded_arguments
 from devicedb.schema import DEFAULT_MARKET_NAME, normalize_code
 
 # The prompts each part must pass on the embedded model, as docs/embedded states them: the figure measured

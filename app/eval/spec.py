@@ -1,9 +1,10 @@
 """The evaluation's prompts as one kind of spec, whichever part they come from. Each part is a data file in
-`benchmarks/prompts/` (YAML, its header says what each key means): the tuned prompts (`tuned.yaml`), the
-held-out prompts (`heldout.yaml`), the held-out chat prompts (`chat_heldout.yaml`), the held-out remarks
-(`remarks_heldout.yaml`, `_2`, `_3`), the held-out people's prompts (`people_heldout.yaml`, `_2`, `_3`) and
-the blind held-out parts (`blind/`: four writers' device jobs here, and the tools each added, read by
-`benchmarks/blind_tools.py`). A key the scorer does not know is an error, not a silent default."""
+`prompts/` beside this module, shipped in the package (YAML, its header says what each key means): the
+tuned prompts (`tuned.yaml`), the held-out prompts (`heldout.yaml`), the held-out chat prompts
+(`chat_heldout.yaml`), the held-out remarks (`remarks_heldout.yaml`, `_2`, `_3`), the held-out people's
+prompts (`people_heldout.yaml`, `_2`, `_3`) and the blind held-out parts (`blind/`: four writers' device
+jobs here, and the tools each added, read by `tools_file.py`). A key the scorer does not know is an
+error, not a silent default."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ PARTS = {
     "blind overseas job": "blind/overseas_job.yaml",
     "blind newcomer job": "blind/newcomer_job.yaml",
 }
-# ... and the tools each of them added, with their prompts: another format (benchmarks/blind_tools.py)
+# ... and the tools each of them added, with their prompts: another format (tools_file.py)
 TOOL_PARTS = {
     "blind lab tools": "blind/lab_tools.yaml",
     "blind manager tools": "blind/manager_tools.yaml",

@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from benchmarks.eval_spec import GOLDEN, part
+from app.eval.spec import GOLDEN, part
 from tests.support.scorecard_runs import hostile_model, scorecard
 from tools import default_tools
 

@@ -1,5 +1,5 @@
 """A tools file: tools a developer added, written as data, and prompts that say what a correct turn with
-them does (the format `benchmarks/prompts/blind/BRIEF.md` gave the blind parts' writers). Each tool is made
+them does (the format `prompts/blind/BRIEF.md` gave the blind parts' writers). Each tool is made
 a `FunctionTool` subclass the way the README adds one — its name, description, parameters, effect and
 grounded parameters as class attributes, `call` answering the file's `returns` — and registered beside
 the built-in tools (`default_tools`), as a developer's added tool is. A key the scorer does not know, a

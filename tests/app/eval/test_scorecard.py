@@ -1,4 +1,4 @@
-"""`python main.py eval` (benchmarks/scorecard.py), run as a person runs it, against scripted models on
+"""`python main.py eval` (app/eval/scorecard.py), run as a person runs it, against scripted models on
 loopback: the scripted ideal model passes the golden trajectories in every category (the regression gate),
 a model that never calls a tool fails them and the gate says so, `--limit N` runs N cases of each part,
 `--k` runs each case k times, and a held-out part's prompts never appear in what the scorecard writes."""
@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import bfcl_run, eval_control
-from benchmarks.blind_tools import read
-from benchmarks.eval_spec import GOLDEN, PROMPTS, TOOL_PARTS, part
+from app.eval import bfcl_run
+from app.eval.spec import GOLDEN, PROMPTS, TOOL_PARTS, part
+from app.eval.tools_file import read
+from benchmarks import eval_control
 from tests.conftest import ROOT
 from tests.support.scorecard_runs import scorecard, sorry_model
 

@@ -22,7 +22,7 @@ from opentelemetry.trace import Status
 from agent.tracing import AGENT_NAME
 
 UNREGISTERED = "unregistered_tool"  # a tool's name that no registry had: the model's own words
-SCORECARD = "benchmarks.scorecard"  # the tracer of the `evaluate {case}` spans (scorecard_events.emit)
+SCORECARD = "app.eval.scorecard"  # the tracer of the `evaluate {case}` spans (events.emit)
 Check = Callable[[Any], bool]
 
 

@@ -1,4 +1,4 @@
-"""BFCL through our host (benchmarks/bfcl_run.py): BFCL's schemas become JSON Schema, grounding on refuses a
+"""BFCL through our host (app/eval/bfcl_run.py): BFCL's schemas become JSON Schema, grounding on refuses a
 value the person never said and grounding off lets it run (a scripted model on loopback, the real host); and,
 in the venv `make bfcl-venv` makes, bfcl-eval's own checker scores the scripted ideal calls."""
 
@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from agent.config import Settings
+from app.eval import bfcl_run
+from app.eval.bfcl_tools import json_schema
 from app.models.provider import choose_model
-from benchmarks import bfcl_control, bfcl_run
-from benchmarks.bfcl_tools import json_schema
+from benchmarks import bfcl_control
 from tests.conftest import ROOT
 
 
@@ -80,7 +81,7 @@ def test_bfcl_evals_checker_scores_the_ideal_calls(tmp_path: Path) -> None:
     if not bfcl_run.VENV_PYTHON.exists():
         pytest.skip("the BFCL venv is missing: run `make bfcl-venv` (make test does)")
     out = tmp_path / "bfcl.json"
-    command = [sys.executable, "-m", "benchmarks.bfcl_run", "--control", "--limit", "4", "--json", str(out)]
+    command = [sys.executable, "-m", "benchmarks.bfcl_control", "--limit", "4", "--json", str(out)]
     command += ["--category", "simple_python", "parallel", "irrelevance"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

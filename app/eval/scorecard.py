@@ -1,15 +1,15 @@
 """`python main.py eval`: a tool-calling scorecard of the configured model (the embedded default, LOCAL_MODEL,
-or LLM_BASE_URL / LLM_API_KEY / LLM_MODEL) on the device job's prompt sets (`benchmarks/prompts/`) and the
-blind parts' tools files (`blind/*_tools.yaml`: tools each writer added, beside the built-in ones), each
-case through the real host on a fresh device database, scored by pydantic-evals (`scorecard_cases`); with
+or LLM_BASE_URL / LLM_API_KEY / LLM_MODEL) on the device job's prompt sets (`app/eval/prompts/`) and the blind
+parts' tools files (`blind/*_tools.yaml`: tools each writer added, beside the built-in ones), each
+case through the real host on a fresh device database, scored by pydantic-evals (`cases`); with
 `--tools-file FILE`, also a tools file of your own, in the same format; with `--bfcl N`, also BFCL's
 single-turn categories through the same host, grounding on and off, scored by bfcl-eval's own checker in
 its venv (`bfcl_run`).
 
 Markdown to stdout (or `--md FILE`), figures per part and category to `--json FILE`, every text from the
-model or its endpoint through `safe()` first; its spans, as an allowlist keeps them (scorecard_export), to a
+model or its endpoint through `safe()` first; its spans, as an allowlist keeps them (export.py), to a
 trace store when OTEL_EXPORTER_OTLP_ENDPOINT is set. `--floors docs` fails
-(exit 1) when a part run in full passes fewer cases than docs/embedded states (`agent_eval.FLOORS`: the
+(exit 1) when a part run in full passes fewer cases than docs/embedded states (`device_job.FLOORS`: the
 embedded model's figures), `--floors all` when any case fails — of a tools file, any the host lets a model
 pass (`ToolPrompt.refused`) — or BFCL with grounding off is under 100% (the scripted control's figures).
 """
@@ -28,16 +28,16 @@ from agent.config import Settings
 from agent.guards import safe
 from agent.tracing import CAPTURE_CONTENT
 from agent.types import ConfigError
+from app.eval import bfcl_run
+from app.eval.cases import cases
+from app.eval.device_job import FLOORS
+from app.eval.events import TurnSpans, emit, export
+from app.eval.markdown import markdown
+from app.eval.runner import CaseRunner
+from app.eval.spec import FILES, part
+from app.eval.summary import quotes_prompts, summarize
+from app.eval.tools_file import ToolsFileError, read
 from app.models.provider import choose_model
-from benchmarks import bfcl_run
-from benchmarks.agent_eval import FLOORS
-from benchmarks.blind_tools import ToolsFileError, read
-from benchmarks.eval_spec import FILES, part
-from benchmarks.scorecard_cases import cases
-from benchmarks.scorecard_events import TurnSpans, emit, export
-from benchmarks.scorecard_markdown import markdown
-from benchmarks.scorecard_run import CaseRunner
-from benchmarks.scorecard_summary import quotes_prompts, summarize
 from plumbing import telemetry
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 TOOLS_HELP = (
     "also score a tools file of your own (tools as data and prompts, the format of "
-    "benchmarks/prompts/blind/BRIEF.md), as a part named by the file's stem; repeatable"
+    "app/eval/prompts/blind/BRIEF.md), as a part named by the file's stem; repeatable"
 )
 BFCL_HELP = (
     "also run the first N cases (or all) of each of BFCL's single-turn categories through the host, "
@@ -105,7 +105,7 @@ def _positive(text: str) -> int:
 def record_spans(exporter: SpanExporter | None = None) -> tuple[Any, TurnSpans]:
     """Keep the agent's spans in memory, arguments included, where pydantic-evals reads them; note each
     case's turn; and send what the allowlist keeps of them to `exporter`, or to a trace store when one is
-    configured (scorecard_events)."""
+    configured (events.py)."""
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
 
@@ -140,7 +140,7 @@ def scorecard(args: argparse.Namespace, exporter: SpanExporter | None = None) ->
             report = dataset.evaluate_sync(
                 CaseRunner(settings, choice, turns), max_concurrency=1, progress=False, repeat=args.k
             )
-            emit(report, provider.get_tracer("benchmarks.scorecard"))
+            emit(report, provider.get_tracer("app.eval.scorecard"))
             parts = summarize(report, [*names, *args.files], args.k)
             errors = [_error(failure) for failure in report.failures]
         if args.bfcl != 0:

@@ -1,43 +1,35 @@
-"""`python -m benchmarks.bfcl_run`: BFCL's single-turn categories (simple, multiple, parallel, irrelevance)
+"""`python main.py eval --bfcl N`: BFCL's single-turn categories (simple, multiple, parallel, irrelevance)
 through our host — the registry, schema validation, grounding — against the configured model, twice:
 grounding on (every string argument must be in the person's words) and off; each case's calls that ran
 are scored by bfcl-eval's own AST checker. bfcl-eval pins numpy and pulls many SDKs, so it lives in a venv
-of its own (`make bfcl-venv`): this process asks it for the cases and the scores (benchmarks/bfcl_check.py)
-and never imports it. A model's first two rounds count: one to call, one (without tools) to answer.
-
-`--control` plays a scripted model that makes each case's first possible answer (and calls nothing where
-no function fits): what 100% looks like with grounding off, and what grounding refuses of the ideal calls.
-"""
+of its own (`make bfcl-venv`): this process asks it for the cases and the scores (`bfcl_check.py`, run
+there as a script) and never imports it. A model's first two rounds count: one to call, one (without
+tools) to answer."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import subprocess
-import sys
 import tempfile
-from contextlib import ExitStack, suppress
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent.config import Settings
 from agent.types import AgentError
+from app.eval.bfcl_tools import tool_classes
 from app.host import Front, host_for
 from app.models.choice import ModelChoice
-from app.models.provider import choose_model
-from benchmarks import bfcl_control
-from benchmarks.bfcl_tools import tool_classes
 
-ROOT = Path(__file__).resolve().parent.parent
-CHECK = ROOT / "benchmarks" / "bfcl_check.py"
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, when the project is installed from one
+CHECK = Path(__file__).with_name("bfcl_check.py")
 CATEGORIES = ("simple_python", "multiple", "parallel", "irrelevance")
 VENV_PYTHON = ROOT / "benchmarks" / ".venv-bfcl" / "bin" / "python"
 
 
 def bfcl(python: Path, *args: str) -> str:
-    """What benchmarks/bfcl_check.py prints, run by BFCL's venv."""
+    """What bfcl_check.py prints, run by BFCL's venv."""
     done = subprocess.run([str(python), str(CHECK), *args], capture_output=True, text=True, timeout=600)
     if done.returncode:
         raise SystemExit(f"bfcl_check {args[0]} failed: {done.stderr.strip()[-500:]}")
@@ -99,32 +91,3 @@ def table(scores: dict[str, Any]) -> list[str]:
         on = scores["on"][category]
         lines.append(f"| {category} | {off['cases']} | {on['accuracy']:.1%} | {off['accuracy']:.1%} |")
     return lines
-
-
-def markdown(model: str, scores: dict[str, Any]) -> str:
-    return "\n".join([f"# BFCL single-turn, through the host: {model}", "", *table(scores)]) + "\n"
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bfcl-python", type=Path, default=VENV_PYTHON, help="BFCL's venv's python")
-    parser.add_argument("--category", nargs="+", choices=CATEGORIES, default=list(CATEGORIES))
-    parser.add_argument("--limit", type=int, help="the first N cases of each category")
-    parser.add_argument("--control", action="store_true", help="the scripted model of the possible answers")
-    parser.add_argument("--json", type=Path, help="write the scores as JSON")
-    args = parser.parse_args(argv)
-    cases = load(args.bfcl_python, args.category, args.limit)
-    with ExitStack() as stack:
-        if args.control:
-            os.environ["LLM_BASE_URL"] = stack.enter_context(bfcl_control.serving(cases))
-        settings = Settings()
-        choice = choose_model(settings, stack)
-        scores = run(cases, settings, choice, args.bfcl_python)
-    print(markdown(choice.description, scores))
-    if args.json:
-        args.json.write_text(json.dumps(scores, indent=2), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.bfcl_run import table
-from benchmarks.eval_spec import TOOL_PARTS
-from benchmarks.scorecard_summary import CHECKS, TOOLS_FILE
+from app.eval.bfcl_run import table
+from app.eval.spec import TOOL_PARTS
+from app.eval.summary import CHECKS, TOOLS_FILE
 
 GROUPS = {  # heading -> does a part of this status belong here?
     "Tuned parts": lambda status: status.startswith("tuned"),
@@ -17,10 +17,26 @@ GROUPS = {  # heading -> does a part of this status belong here?
     "Golden trajectories (the scripted ideal model passes all)": lambda status: status == "golden",
     "Tools files (`--tools-file`)": lambda status: status == TOOLS_FILE,
 }
-COUNTS = ("prompts", "reachable", "passed", "calls", "right tools", "right arguments", "unrequested writes")
-COUNTS += ("wrong",)
-COUNT_HEADS = ("prompts", "reachable", "passed", "call prompts", "right tools", "right tools and arguments")
-COUNT_HEADS += ("unrequested writes", "wrong")
+COUNTS: tuple[str, ...] = (
+    "prompts",
+    "reachable",
+    "passed",
+    "calls",
+    "right tools",
+    "right arguments",
+    "unrequested writes",
+    "wrong",
+)
+COUNT_HEADS: tuple[str, ...] = (
+    "prompts",
+    "reachable",
+    "passed",
+    "call prompts",
+    "right tools",
+    "right tools and arguments",
+    "unrequested writes",
+    "wrong",
+)
 REACHABLE = (
     "reachable: the prompts none of whose expected calls the host refuses (schema, grounding) with the "
     "person's words — the most any model can pass through this host. unrequested writes: turns that "

@@ -5,7 +5,7 @@ turn with its scores beside it.
 
 The spans go to the trace store when OTEL_EXPORTER_OTLP_ENDPOINT is set (the standard OTEL_* variables).
 The scorecard records message contents for its evaluators; what it exports is an allowlist
-(scorecard_export): the turns' shape, registered tools' names, decisions and scores, and none of a
+(export.py): the turns' shape, registered tools' names, decisions and scores, and none of a
 prompt's words."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.trace import NonRecordingSpan, SpanContext
 
-from benchmarks.scorecard_export import Allowlisted
+from app.eval.export import Allowlisted
 from plumbing import telemetry
 
 EVENT = "gen_ai.evaluation.result"
@@ -35,7 +35,7 @@ class TurnSpans(SpanProcessor):
 
 
 def export(provider: TracerProvider, exporter: SpanExporter | None = None) -> None:
-    """Send `provider`'s spans, as the allowlist keeps them (scorecard_export), to `exporter`, or over OTLP
+    """Send `provider`'s spans, as the allowlist keeps them (export.py), to `exporter`, or over OTLP
     when an endpoint is configured."""
     if exporter is None and telemetry.exporting():
         exporter = telemetry.otlp_exporter()

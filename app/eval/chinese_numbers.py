@@ -1,6 +1,6 @@
 """Numbers written in Chinese numerals, as the scorer reads a person's words for the numbers they said
 ("四百二十" 420, "十七" 17, "六千七百五" 6750, "八万四" 84000, "一千零九" 1009, "七点二" 7.2, "一九九八"
-1998). Only the scorer reads them (`eval_truth.said_numbers`): the demo's own reading is not its judge.
+1998). Only the scorer reads them (`truth.said_numbers`): the demo's own reading is not its judge.
 cn2an does this too, but its wheel installs stray top-level folders (build/, example/, src/) beside it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A tools file's scorer (benchmarks/blind_tools.py, blind_verdict.py), run as a person runs it — `python
+"""A tools file's scorer (app/eval/tools_file.py, tools_verdict.py), run as a person runs it — `python
 main.py eval --part --tools-file FILE` — on a small file written here, against a scripted model on loopback
 that makes the calls each prompt is given: right calls pass (strings trimmed and in any case, numbers as
 numbers, several calls in the model's order); a wrong argument, an optional argument nobody gave, an
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.blind_tools import read
+from app.eval.tools_file import read
 from tests.conftest import ROOT
 from tests.support.fake_llm import FakeLLM, Reply, call, streamed, text, tool_calls
 from tests.support.scorecard_runs import scorecard

@@ -15,8 +15,8 @@ from zoneinfo import ZoneInfo
 
 from agent.function_tool import FunctionTool
 from agent.grounding import said_by_person
-from benchmarks.chinese_numbers import chinese_numbers
-from benchmarks.eval_spec import Spec
+from app.eval.chinese_numbers import chinese_numbers
+from app.eval.spec import Spec
 from devicedb.schema import normalize_code
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

@@ -13,12 +13,19 @@ from typing import Any
 
 from pydantic_evals.reporting import EvaluationReport, ReportCase
 
-from benchmarks.agent_eval import MINED
-from benchmarks.eval_spec import FILES, GOLDEN, blind, held_out
-from benchmarks.scorecard_export import UNREGISTERED
+from app.eval.device_job import MINED
+from app.eval.export import UNREGISTERED
+from app.eval.spec import FILES, GOLDEN, blind, held_out
 
-CHECKS = ("success", "trajectory exact", "trajectory in_order", "trajectory any_order", "arguments")
-CHECKS += ("abstention", "grounded")
+CHECKS: tuple[str, ...] = (
+    "success",
+    "trajectory exact",
+    "trajectory in_order",
+    "trajectory any_order",
+    "arguments",
+    "abstention",
+    "grounded",
+)
 COUNTED = ("right tools", "right arguments", "no unrequested write")  # the blind parts' and tools files'
 TOOLS_FILE = "tools file"  # the status of a tools file named on the command line (`--tools-file`)
 
@@ -44,7 +51,7 @@ def summarize(report: EvaluationReport[Any, Any, Any], names: list[str], k: int)
         runs[case.source_case_name or case.name].append(case)
     parts: dict[str, Any] = {}
     for name in names:
-        mine = {i: r for i, r in runs.items() if r[0].metadata["part"] == name}
+        mine = {i: r for i, r in runs.items() if _meta(r[0])["part"] == name}
         if mine:
             parts[name] = _part(name, mine, k)
     return parts
@@ -54,7 +61,7 @@ def _part(name: str, runs: dict[str, list[ReportCase[Any, Any, Any]]], k: int) -
     every = [case for cases in runs.values() for case in cases]
     kinds: dict[str, dict[str, list[ReportCase[Any, Any, Any]]]] = defaultdict(dict)
     for case_id, cases in runs.items():
-        kinds[cases[0].metadata["kind"]][case_id] = cases
+        kinds[_meta(cases[0])["kind"]][case_id] = cases
     seconds = sorted(_seconds(case) for case in every)
     return {
         "status": status(name),
@@ -78,11 +85,11 @@ def _counts(runs: dict[str, list[ReportCase[Any, Any, Any]]]) -> dict[str, int]:
     prompts (a tools file's), how many ran the expected tools, and with the expected arguments; how many
     turns wrote what nobody asked for; how many were wrong. A case run k times counts as right when every
     run was, as writing when any run did."""
-    calls = [cases for cases in runs.values() if cases[0].metadata["kind"] == "call"]
+    calls = [cases for cases in runs.values() if _meta(cases[0])["kind"] == "call"]
     passed = _passed(runs)
     return {
         "prompts": len(runs),
-        "reachable": sum("refused" not in cases[0].metadata for cases in runs.values()),
+        "reachable": sum("refused" not in _meta(cases[0]) for cases in runs.values()),
         "passed": passed,
         "calls": len(calls),
         "right tools": sum(all(_value(c, "right tools") is True for c in cases) for cases in calls),
@@ -142,7 +149,7 @@ def _failure(name: str, case_id: str, cases: list[ReportCase[Any, Any, Any]]) ->
     failed = [check for check in (*CHECKS, *COUNTED) if _value(case, check) not in (None, True, 1.0)]
     found: dict[str, Any] = {
         "id": case_id,
-        "kind": case.metadata["kind"],
+        "kind": _meta(case)["kind"],
         "expected": list(case.inputs.tools),
         "actual": case.output.ran,
         "attempted": case.output.attempted,  # every call, whatever the host decided
@@ -160,3 +167,8 @@ def _failure(name: str, case_id: str, cases: list[ReportCase[Any, Any, Any]]) ->
 
 def _result(case: ReportCase[Any, Any, Any], check: str) -> Any:
     return case.assertions.get(check) or case.scores.get(check)
+
+
+def _meta(case: ReportCase[Any, Any, Any]) -> dict[str, Any]:
+    """A case's metadata (`cases.cases`: its part, kind, and what the host refuses of it)."""
+    return case.metadata or {}
