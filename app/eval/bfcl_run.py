@@ -19,6 +19,7 @@ from typing import Any
 from agent.config import Settings
 from agent.types import AgentError
 from app.eval.bfcl_tools import tool_classes
+from app.eval.progress import Tracker
 from app.host import Front, host_for
 from app.models.choice import ModelChoice
 
@@ -64,13 +65,26 @@ def question(case: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in case["question"] if m["role"] == "user")
 
 
-def run(cases: list[dict[str, Any]], settings: Settings, choice: ModelChoice, python: Path) -> dict[str, Any]:
-    """{"on": scores, "off": scores}: bfcl-eval's verdicts of the same cases, grounding on and off."""
+def run(
+    cases: list[dict[str, Any]],
+    settings: Settings,
+    choice: ModelChoice,
+    python: Path,
+    progress: Tracker | None = None,
+) -> dict[str, Any]:
+    """{"on": scores, "off": scores}: bfcl-eval's verdicts of the same cases, grounding on and off;
+    `progress` told as each case begins and ends."""
     choice = replace(choice, limits=replace(choice.limits, max_rounds=2, max_calls_per_reply=10))
     with tempfile.TemporaryDirectory() as folder:
         files = [Path(folder) / "on.jsonl", Path(folder) / "off.jsonl"]
         for file, grounding in zip(files, (True, False), strict=True):
-            lines = [_result(case, calls_of(case, settings, choice, grounding)) for case in cases]
+            lines = []
+            for case in cases:
+                if progress:
+                    progress.begin(f"BFCL {case['category']}, {('without', 'with')[grounding]} grounding")
+                lines.append(_result(case, calls_of(case, settings, choice, grounding)))
+                if progress:
+                    progress.done()
             file.write_text("".join(lines), encoding="utf-8")
         on, off = json.loads(bfcl(python, "score", *map(str, files)))
     return {"on": on, "off": off}
@@ -85,8 +99,8 @@ def _result(case: dict[str, Any], calls: list[Any]) -> str:
 
 
 def table(scores: dict[str, Any]) -> list[str]:
-    """bfcl-eval's accuracy per category, grounding on and off, as Markdown rows."""
-    lines = ["| category | cases | grounding on | grounding off |", "| --- | --- | --- | --- |"]
+    """bfcl-eval's accuracy per category, with grounding and without, as Markdown rows."""
+    lines = ["| category | cases | with grounding | without grounding |", "| --- | --- | --- | --- |"]
     for category, off in scores["off"].items():
         on = scores["on"][category]
         lines.append(f"| {category} | {off['cases']} | {on['accuracy']:.1%} | {off['accuracy']:.1%} |")

@@ -20,6 +20,7 @@ from agent.config import Settings
 from agent.types import AgentError
 from app.eval.device_job import stored
 from app.eval.events import TurnSpans
+from app.eval.progress import Tracker
 from app.eval.spec import Spec
 from app.eval.tools_file import ToolPrompt
 from app.host import Front, host_for
@@ -60,8 +61,18 @@ class CaseRunner:
     settings: Settings
     choice: ModelChoice
     turns: TurnSpans | None = None  # where the turn's span is noted
+    progress: Tracker | None = None  # told as each case begins and ends
 
     def __call__(self, spec: Spec | ToolPrompt) -> Turn:
+        if self.progress:
+            self.progress.begin(spec.part)
+        try:
+            return self._case(spec)
+        finally:
+            if self.progress:
+                self.progress.done()
+
+    def _case(self, spec: Spec | ToolPrompt) -> Turn:
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "devices.db"
             with BackgroundService(db) as service:

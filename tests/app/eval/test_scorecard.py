@@ -47,7 +47,7 @@ def test_the_ideal_model_passes_every_golden_category(ideal: str, tmp_path: Path
             assert scores[check] == 1.0, (kind, check)
         assert scores["arguments"] in (None, 1.0) and scores["abstention"] in (None, 1.0), kind
     assert golden["scores"]["arguments"] == golden["scores"]["abstention"] == 1.0
-    assert "| golden | golden | 14 | 100% |" in done.stdout
+    assert "| golden | golden | 14 | 14/14 | 100% |" in done.stdout
 
 
 def test_a_model_that_calls_no_tool_fails_the_gate(sorry: str, tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_a_model_that_calls_no_tool_fails_the_gate(sorry: str, tmp_path: Path) -
     assert golden["categories"]["smalltalk"]["abstention"] == 1.0  # it was right to call none there
     two = next(f for f in golden["failures"] if f["id"] == "golden:2")
     assert (two["expected"], two["actual"]) == (["add_device_model", "add_device_model"], [])
-    assert "| golden:2 | add | add_device_model → add_device_model | (none) |" in done.stdout
+    assert "- **golden:2** (add)" in done.stdout and "  - made: no call" in done.stdout
 
 
 def test_limit_runs_that_many_cases_of_each_part_and_k_runs_each_k_times(ideal: str, tmp_path: Path) -> None:
@@ -76,10 +76,10 @@ def test_a_held_out_part_is_reported_by_case_ids_never_by_its_prompts(sorry: str
     done, card = scorecard(sorry, tmp_path, "--part", name, "--limit", "5")
     written = done.stdout + done.stderr + json.dumps(card, ensure_ascii=False)
     texts = {f"remarks_heldout_3:{i + 1}": spec.text for i, spec in enumerate(part(name)[:5])}
-    assert card["parts"][name]["status"] == "held-out"
+    assert card["parts"][name]["status"] == "held out"
     failing = [f["id"] for f in card["parts"][name]["failures"]]
     assert failing, "the model that calls no tool should fail some of them"
-    assert all(f"| {case} |" in done.stdout for case in failing)
+    assert all(f"- **{case}** " in done.stdout for case in failing)
     assert [case for case, text in texts.items() if text in written] == []
     assert all("prompt" not in f and "answer" not in f for f in card["parts"][name]["failures"])
 
@@ -92,7 +92,7 @@ def test_the_blind_parts_are_held_out_and_counted_per_file_and_in_total(sorry: s
     texts = [spec.text for spec in part("blind lab job")[:3]]
     texts += [p.text for p in read(PROMPTS / TOOL_PARTS["blind lab tools"], "blind lab tools")[:3]]
     assert [text for text in texts if text in written] == []
-    assert all(card["parts"][name]["status"] == "held-out" for name in names)
+    assert all(card["parts"][name]["status"] == "blind, held out" for name in names)
     assert card["parts"]["blind lab tools"]["counts"]["calls"] == 3  # its first three prompts are calls
     assert "## Blind parts and tools files: per file and in total" in done.stdout
     assert "| **total, tools files** | 3 |" in done.stdout and "| **total** | 6 |" in done.stdout
@@ -110,7 +110,8 @@ def test_bfcl_needs_its_venv_and_says_so_in_one_line(tmp_path: Path) -> None:
     done, card = scorecard("http://127.0.0.1:9", tmp_path, "--bfcl", "3", "--bfcl-python", str(missing))
     assert (done.returncode, done.stderr) == (
         2,
-        "eval: BFCL runs in a venv of its own, which is missing: run `make bfcl-venv`\n",
+        "eval: BFCL runs in a venv of its own, which is missing: run `make bfcl-venv` in a checkout, or name "
+        "its python with --bfcl-python\n",
     )
     assert card == {}
 
@@ -151,4 +152,4 @@ def test_a_model_that_calls_no_tool_fails_bfcl_under_the_controls_floors(sorry: 
     assert card["bfcl"]["off"]["irrelevance"]["accuracy"] == 1.0  # calling nothing is right there
     for category in ("simple_python", "multiple", "parallel"):
         assert card["bfcl"]["off"][category]["accuracy"] == 0.0
-        assert f"eval: BFCL {category} (grounding off) scored 0.0%, not 100%" in done.stderr
+        assert f"eval: BFCL {category} (without grounding) scored 0.0%, not 100%" in done.stderr
