@@ -120,8 +120,9 @@ ENDPOINTS = {"LLM_BASE_URL": "http://127.0.0.1:9/v1", "ADD_MODEL_URL": "http://1
         (["serve"], "serve", {}),
         (["-m", "hi"], "mcp", ENDPOINTS),  # with an mcp_servers.json where it runs
         (["-m", "hi"], "tracing", {**ENDPOINTS, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}),
+        (["eval", "--limit", "2"], "eval", ENDPOINTS),  # the scorecard is in the wheel; its libraries are not
     ],
-    ids=["no endpoint", "no device service", "serve", "MCP servers", "tracing"],
+    ids=["no endpoint", "no device service", "serve", "MCP servers", "tracing", "scorecard"],
 )
 def test_a_wing_without_its_extra_says_which_to_install(core: Path, tmp_path: Path, args, extra, env) -> None:
     if extra == "mcp":
