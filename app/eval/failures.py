@@ -7,11 +7,12 @@ values it names)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic_evals.reporting import ReportCase
 
-from app.eval.expected import written
+from app.eval.expected import certain, written
 from app.eval.export import UNREGISTERED
 from app.eval.spec import Spec, held_out
 from app.eval.tools_file import ToolPrompt
@@ -78,6 +79,8 @@ def _why(case: Run, failed: list[str], quoted: bool) -> list[str]:
             continue
         if check == "answer" and reason and not quoted:
             found += [f"the answer: {_unquoted(problem)}" for problem in reason.split("; ") if problem]
+        elif check == "arguments" and not quoted:
+            found.append(RULES[check] + _parameters(case.inputs, reason))
         else:
             found.append(f"{RULES[check]}: {reason}" if quoted and reason else RULES[check])
     if not found:  # the verdict alone failed: its own reason says why
@@ -92,6 +95,14 @@ def _said_already(check: str, failed: list[str], ran: list[str]) -> bool:
     if check == "trajectory exact":
         return "right tools" in failed
     return (check == "arguments" and not ran) or (check == "right arguments" and "right tools" in failed)
+
+
+def _parameters(spec: Spec, reason: str) -> str:
+    """The expected calls' parameters the argument check names, never their values: " (model, marketName)".
+    Only names the spec's own calls hold count: a value the model wrote may hold anything."""
+    names = {name for _, arguments in certain(spec) for name in arguments}
+    said = [name for name in dict.fromkeys(re.findall(r"key '([\w.-]+)'", reason)) if name in names]
+    return f" ({', '.join(said)})" if said else ""
 
 
 def _unquoted(problem: str) -> str:

@@ -7,6 +7,7 @@ and plain lines in a pipe."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import shlex
 import subprocess
@@ -19,8 +20,8 @@ import pytest
 
 from app.eval.arguments import DESCRIPTION
 from app.eval.progress import EVERY, Lines
-from app.eval.spec import FILES, GOLDEN
-from benchmarks import eval_control
+from app.eval.spec import FILES, GOLDEN, part
+from benchmarks import eval_control, scripted_llm
 from tests.conftest import ROOT, clean_env
 from tests.support.scorecard_runs import scorecard, sorry_model
 
@@ -76,6 +77,33 @@ def test_each_failing_case_says_why_in_words(sorry: str, tmp_path: Path) -> None
         assert "prompt" not in failure and "answer" not in failure
         assert not {"a rule of the scorer", "the case's verdict failed"} & set(failure["why"])
         assert f"- **{failure['id']}** ({failure['kind']})\n  - expected: no call\n" in done.stdout
+
+
+def _swapped(request: dict) -> dict:
+    """The ideal reply, with each add's market name in the other column (both are the person's words)."""
+    reply = eval_control.reply(request)
+    for call in reply["choices"][0]["message"].get("tool_calls", []):
+        arguments = json.loads(call["function"]["arguments"])
+        names = {"marketName": "marketNameEn", "marketNameEn": "marketName"}
+        call["function"]["arguments"] = json.dumps({names.get(k, k): v for k, v in arguments.items()})
+    return reply
+
+
+def test_a_held_out_case_names_the_parameters_that_differ_never_their_values(tmp_path: Path) -> None:
+    name = "people held-out 3"
+    server, url = scripted_llm.start(_swapped)
+    try:
+        done, card = scorecard(url, tmp_path, "--part", name, "--limit", "2")
+    finally:
+        server.shutdown()
+    why = {f["id"]: f["why"] for f in card["parts"][name]["failures"]}
+    assert why["people_heldout_3:1"][0] == "an expected call had other arguments (marketName)"
+    assert why["people_heldout_3:2"][0] == "an expected call had other arguments (marketNameEn)"
+    values = [value for spec in part(name)[:2] for row in spec.rows for value in row[1:] if value]
+    assert (
+        values
+        and [value for value in values if value in done.stdout + json.dumps(card, ensure_ascii=False)] == []
+    )
 
 
 def test_each_part_stands_under_what_it_is(tmp_path: Path) -> None:
