@@ -1,7 +1,7 @@
 """The scorecard's progress, on stderr while its cases run: rich's bar on a terminal, plain lines where
 stdout or stderr is not one (a pipe, a file, CI's log), never a control character there. A line says how
-many cases are done of how many, the part now running, and the time so far; one is written as each part
-begins and at most every EVERY seconds between."""
+many cases are done of how many, the part now running, and the time so far; one is written as a case of a
+new part begins, as a case begins EVERY seconds or more after the last line, and at the end."""
 
 from __future__ import annotations
 
@@ -37,13 +37,13 @@ class Lines:
         self.started = self.said = clock()
 
     def begin(self, label: str) -> None:
-        if label != self.label:
+        if label != self.label or self.clock() - self.said >= EVERY:
             self.label = label
             self._say()
 
     def done(self) -> None:
         self.count += 1
-        if self.count == self.total or self.clock() - self.said >= EVERY:
+        if self.count == self.total:
             self._say()
 
     def _say(self) -> None:

@@ -168,12 +168,10 @@ def test_plain_lines_come_as_parts_begin_and_at_most_every_so_often() -> None:
     now = [0.0]
     out = io.StringIO()
     lines = Lines(4, out, clock=lambda: now[0])
-    lines.begin("tuned")
-    for seconds in (1, EVERY + 2, EVERY + 3):
+    for seconds, label in ((0, "tuned"), (1, "tuned"), (EVERY + 2, "tuned"), (EVERY + 3, "golden")):
         now[0] = seconds
+        lines.begin(label)
         lines.done()
-    lines.begin("golden")
-    lines.done()
     assert out.getvalue().splitlines() == [
         "eval: 0/4 cases done, now tuned (0 s)",
         "eval: 2/4 cases done, now tuned (32 s)",
