@@ -43,6 +43,9 @@ ANSWER_KINDS = (  # an answer's problem (truth.answer_problems) by the start of 
     ("called ", "it called a tool where none was to run"),  # a tools file's verdict (tools_verdict)
 )
 SHOWN = 300  # the characters of an answer the scorecard shows
+UNREACHABLE = (
+    "the host refuses an expected call with the person's words, whatever the model does: no model passes it"
+)
 
 
 def failure(name: str, case_id: str, runs: list[Run]) -> dict[str, Any]:
@@ -86,6 +89,8 @@ def _why(case: Run, failed: list[str], quoted: bool) -> list[str]:
     if not found:  # the verdict alone failed: its own reason says why
         reasons = [r for r in _reason(case, "success").split("; ") if r]
         found = [r if quoted else _unquoted(r) for r in reasons] or ["the case's verdict failed"]
+    if refused := metadata(case).get("refused"):  # a tools file's prompt beyond any model (its tool names)
+        found.insert(0, f"{UNREACHABLE} ({refused})")
     return found
 
 

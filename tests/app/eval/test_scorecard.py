@@ -94,6 +94,9 @@ def test_the_blind_parts_are_held_out_and_counted_per_file_and_in_total(sorry: s
     assert [text for text in texts if text in written] == []
     assert all(card["parts"][name]["status"] == "blind, held out" for name in names)
     assert card["parts"]["blind lab tools"]["counts"]["calls"] == 3  # its first three prompts are calls
+    beyond = next(f for f in card["parts"]["blind lab tools"]["failures"] if f["id"] == "lab_tools:2")
+    assert beyond["why"][0].startswith("the host refuses an expected call with the person's words")
+    assert beyond["why"][0].endswith("no model passes it (log_test_sample)")  # a tool's name, no value
     assert "## Blind parts and tools files: per file and in total" in done.stdout
     assert "| **total, tools files** | 3 |" in done.stdout and "| **total** | 6 |" in done.stdout
 
