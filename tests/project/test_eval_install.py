@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from app.eval.spec import FILES
 from benchmarks import eval_control
 from tests.conftest import ROOT, clean_env
 
+PACKAGES = ("agent", "app", "tools", "devicedb", "plumbing")  # pyproject's packages
 UV = Path(sys.executable).with_name("uv")  # make install puts uv in the project's venv
 HEADLINE = re.compile(r"Scorecard: (\d+)/36 cases passed \(\d+%\) — reproduce: LLM_BASE_URL=\S+ (.+)")
 
@@ -35,16 +37,32 @@ def _uv(*args: str | Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bin folder of a fresh venv (no system site-packages) holding the wheel with its [eval] extra."""
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     top = tmp_path_factory.mktemp("eval-wheel")
     ignored = shutil.ignore_patterns(".*", "data", "site", "node_modules", "*.egg-info", "__pycache__")
     shutil.copytree(ROOT, top / "source", ignore=ignored)
     _uv("build", "--wheel", "--out-dir", top / "dist", top / "source")
-    (wheel,) = (top / "dist").glob("*.whl")
-    _uv("venv", "--python", sys.executable, top / "venv")
-    _uv("pip", "install", "--python", top / "venv" / "bin" / "python", f"{wheel}[eval]")
-    return top / "venv" / "bin"
+    (built,) = (top / "dist").glob("*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path) -> Path:
+    """The bin folder of a fresh venv (no system site-packages) holding the wheel with its [eval] extra."""
+    venv = wheel.parent.parent / "venv"
+    _uv("venv", "--python", sys.executable, venv)
+    _uv("pip", "install", "--python", venv / "bin" / "python", f"{wheel}[eval]")
+    return venv / "bin"
+
+
+def test_the_wheel_holds_every_data_file_of_the_packages(wheel: Path) -> None:
+    """Prompt sets, cues, migrations, the chat page: each file of the packages that is not Python."""
+    listed = subprocess.run(
+        ["git", "ls-files", *PACKAGES], cwd=ROOT, capture_output=True, text=True, check=True, timeout=60
+    )
+    data = {path for path in listed.stdout.splitlines() if not path.endswith(".py")}
+    assert {"app/eval/prompts/golden.yaml", "app/models/embedded/cues.yaml"} <= data
+    assert data - set(zipfile.ZipFile(wheel).namelist()) == set()
 
 
 def _env(**more: str) -> dict[str, str]:
