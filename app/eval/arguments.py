@@ -141,6 +141,8 @@ def reproduce(args: argparse.Namespace) -> str:
             options += [flag, "all" if value is None else str(value)]
     for path in args.tools_file:
         options += ["--tools-file", str(path)]
+    if args.bfcl != 0 and args.bfcl_python != bfcl_run.VENV_PYTHON:
+        options += ["--bfcl-python", str(args.bfcl_python)]
     if args.floors:
         options += ["--floors", args.floors]
     return " ".join([*settings, launcher(), "eval", *map(shlex.quote, options)])

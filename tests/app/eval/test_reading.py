@@ -18,7 +18,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from app.eval.arguments import DESCRIPTION
+from app.eval.arguments import DESCRIPTION, parse_args, reproduce
 from app.eval.progress import EVERY, Lines
 from app.eval.spec import FILES, GOLDEN, part
 from benchmarks import eval_control, scripted_llm
@@ -58,6 +58,19 @@ def test_the_first_line_is_the_result_and_its_command_gives_the_same_figures(
     )
     assert again.returncode == 0, again.stderr[-2000:]
     assert again.stdout.splitlines()[0] == done.stdout.splitlines()[0]
+
+
+def test_the_command_holds_what_chose_the_model_and_the_cases_never_a_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LLM_BASE_URL", "https://someone:hunter2@models.example/v1")
+    monkeypatch.setenv("LLM_API_KEY", KEY)
+    monkeypatch.setenv("LLM_MODEL", "a model")
+    argv = ["--part", GOLDEN, "--k", "2", "--bfcl", "all", "--bfcl-python", sys.executable, "--floors", "all"]
+    assert reproduce(parse_args(argv)) == (
+        "LLM_BASE_URL=https://models.example/v1 LLM_MODEL='a model' python main.py eval --part golden --k 2 "
+        f"--bfcl all --bfcl-python {sys.executable} --floors all"
+    )
 
 
 def test_each_failing_case_says_why_in_words(sorry: str, tmp_path: Path) -> None:
