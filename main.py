@@ -26,7 +26,7 @@ from agent.guards import safe
 from agent.provenance import values_read
 from agent.types import AgentError, ConfigError
 from app.chat.commands import Session, handle_command
-from app.chat.console import Console, PlainConsole, PlainTerminal, language
+from app.chat.console import Console, PlainConsole, PlainTerminal, language, take_ctrl_c
 from app.chat.watch import ConsoleObserver
 from app.host import Front, build_host
 from app.models.choice import ASKS
@@ -75,6 +75,7 @@ def build_session(settings: Settings, stack: ExitStack, args: argparse.Namespace
 def make_console(args: argparse.Namespace, settings: Settings) -> Console:
     """rich + prompt_toolkit on a terminal; plain lines for pipes and -m (tool traces on stderr then)."""
     if args.message is None and sys.stdin.isatty() and sys.stdout.isatty():
+        take_ctrl_c()  # a person at a terminal: their Ctrl-C cancels a turn, however the chat was started
         if not installed("rich", "prompt_toolkit"):
             print(f"  ({missing_extra('the rich terminal', 'chat')}; plain lines meanwhile)", file=sys.stderr)
             return PlainTerminal(language(args.lang))

@@ -5,9 +5,12 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import signal
 import sqlite3
 import sys
+import threading
 import time
+from collections.abc import Callable
 
 import pexpect
 import pytest
@@ -20,7 +23,11 @@ from tests.support.zygote import helper_server
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r")
 
 
-def spawn(fake_llm, tmp_path, *args: str, lang: str = "en_US.UTF-8") -> pexpect.spawn:
+def spawn(
+    fake_llm, tmp_path, *args: str, lang: str = "en_US.UTF-8", sigint: signal.Handlers = signal.SIG_DFL
+) -> pexpect.spawn:
+    """The chat in a pseudo-terminal. It starts with SIGINT as `sigint` says, whatever the tests' own
+    process has (a shell script's background job, as a test run may be, starts with it ignored)."""
     env = clean_env(
         LLM_BASE_URL=fake_llm.url,
         DEVICE_DB=str(tmp_path / "d.db"),
@@ -39,6 +46,7 @@ def spawn(fake_llm, tmp_path, *args: str, lang: str = "en_US.UTF-8") -> pexpect.
         encoding="utf-8",
         timeout=20,
         dimensions=(40, 120),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )
     child.expect("You:")
     return child
@@ -59,6 +67,13 @@ def until(child: pexpect.spawn, wanted: str, timeout: float = 20) -> str:
         with contextlib.suppress(pexpect.TIMEOUT):
             seen += child.read_nonblocking(4096, timeout=0.2)
     return ANSI.sub("", seen)
+
+
+def waits_for(done: Callable[[], bool], timeout: float = 20) -> None:
+    give_up_at = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < give_up_at, "never happened"
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -107,19 +122,30 @@ def test_escape_sequences_from_the_model_are_not_printed(fake_llm, tmp_path, chi
     assert "pwned" not in raw and "\x1b[2J" not in raw
 
 
-def test_ctrl_c_cancels_a_slow_turn_and_the_session_goes_on(fake_llm, tmp_path, children):
+@pytest.mark.parametrize("sigint", [signal.SIG_DFL, signal.SIG_IGN], ids=["default", "ignored"])
+def test_ctrl_c_cancels_a_slow_turn_and_the_session_goes_on(fake_llm, tmp_path, children, sigint):
+    """Ctrl-C while the model is thinking cancels the turn, also in a chat started with SIGINT ignored (as
+    a shell script's background job is; Python leaves it ignored). The model answers only once the test
+    is done waiting for the cancel, so Ctrl-C is pressed while the chat waits, however slow the machine."""
+    cancelled = threading.Event()
+
+    def slow(request: dict) -> Reply:
+        cancelled.wait(30)
+        return Reply(text("late"))
+
     fake_llm.add(
-        tool_calls(call("query_device_model", {"keyword": "CPH"}, "call_q")),
-        Reply(text("late"), delay=8),
-        text("still here"),
+        tool_calls(call("query_device_model", {"keyword": "CPH"}, "call_q")), slow, text("still here")
     )
-    child = spawn(fake_llm, tmp_path)
+    child = spawn(fake_llm, tmp_path, sigint=sigint)
     children.append(child)
     type_line(child, "slow one")
     until(child, "query_device_model")
-    time.sleep(1)
+    waits_for(lambda: len(fake_llm.requests) == 2)  # the chat waits for the model's second answer
     child.sendintr()
-    until(child, "turn cancelled")
+    try:
+        until(child, "turn cancelled")
+    finally:
+        cancelled.set()
     type_line(child, "are you there?")
     until(child, "still here")
     last = fake_llm.requests[-1]["messages"]
