@@ -104,14 +104,14 @@ def chat(session: Session) -> int:
     while True:
         try:
             line = session.ui.read().strip()
+            if line == "/exit":
+                return 0
+            if line and not handle_command(session, line):
+                session.turn(line)
         except KeyboardInterrupt:
-            continue  # Ctrl-C at the prompt clears the line
+            continue  # Ctrl-C at the prompt clears the line; one between a turn's steps ends the turn
         except EOFError:
             return 0
-        if line == "/exit":
-            return 0
-        if line and not handle_command(session, line):
-            session.turn(line)
 
 
 def served_tools(settings: Settings, stack: ExitStack) -> Callable[[], list[FunctionTool]]:

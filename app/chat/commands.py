@@ -49,8 +49,8 @@ class Session:
     def turn(self, text: str, typed: str | None = None) -> None:
         """One turn, shown as it happens; Ctrl-C cancels it (the next request repairs the history).
         `typed`: what of `text` the person typed, when a command wrote the rest (see `/prompt`)."""
-        self.ui.begin_turn()
         try:
+            self.ui.begin_turn()  # Ctrl-C as the spinner starts cancels the turn too
             self.sync_mcp()
             self.ui.end_turn(self.agent.send_message(text, typed))
         except AgentError as e:

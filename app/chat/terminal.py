@@ -18,6 +18,7 @@ from rich.text import Text
 from agent.guards import HOST_MARK, safe
 from agent.provenance import TAKEN
 from app.chat.console import Words
+from app.chat.interrupts import whole
 
 if TYPE_CHECKING:
     from app.mcp.elicitation import Answer
@@ -109,11 +110,13 @@ class RichConsole:
         self._stop()
         self.say(f"  🔑 授权 / authorize in your browser: {url}")
 
+    @whole()  # Ctrl-C waits for the spinner to be started or stopped whole
     def begin_turn(self) -> None:
         self._streamed = ""
         self._status = self.console.status(self.words["thinking"])
         self._status.start()
 
+    @whole()
     def on_text(self, piece: str) -> None:
         if self._live is None:
             self._stop()
@@ -122,6 +125,7 @@ class RichConsole:
         self._streamed += safe(piece)
         self._live.update(Markdown(lines_kept(self._streamed)))
 
+    @whole()
     def on_tool(self, call: dict[str, Any], envelope: str, seconds: float) -> None:
         self._stop()
         body = json.loads(envelope)
@@ -136,6 +140,7 @@ class RichConsole:
         )
         self.begin_turn()
 
+    @whole()
     def end_turn(self, answer: str | None, error: str | None = None) -> None:
         streamed = self._live is not None
         self._stop()
@@ -149,6 +154,7 @@ class RichConsole:
     def end_turn_quietly(self) -> None:
         self._stop()
 
+    @whole()
     def _stop(self) -> None:
         if self._status is not None:
             self._status.stop()
