@@ -26,7 +26,8 @@ from agent.guards import safe
 from agent.provenance import values_read
 from agent.types import AgentError, ConfigError
 from app.chat.commands import Session, handle_command
-from app.chat.console import Console, PlainConsole, PlainTerminal, language, take_ctrl_c
+from app.chat.console import Console, PlainConsole, PlainTerminal, language
+from app.chat.interrupts import take_ctrl_c
 from app.chat.watch import ConsoleObserver
 from app.host import Front, build_host
 from app.models.choice import ASKS

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -50,14 +49,6 @@ MESSAGES = {
         "calls": "calling",
     },
 }
-
-
-def take_ctrl_c() -> None:
-    """Ctrl-C is the person's at this terminal: it cancels a turn (KeyboardInterrupt), also when the chat was
-    started with SIGINT ignored, as a shell script's background job is. Python leaves an ignored SIGINT
-    ignored: at the prompt prompt_toolkit reads Ctrl-C as a key, but during a turn it would be lost, and
-    the turn would run to its end."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class Console(Protocol):

@@ -1,12 +1,13 @@
-"""Ctrl-C at each step of drawing a turn on the terminal (app/chat/interrupts.py, app/chat/terminal.py): a
+"""How Ctrl-C reaches a turn (app/chat/interrupts.py). At each step of drawing a turn on the terminal, a
 real SIGINT, raised at one step after another by a profile hook (a function's entry, or just after a builtin
 returned: where Python takes signals), cancels the turn or lets it end, and the chat goes on. Before, a
 Ctrl-C at the turn's first step quit the chat; one at about a third of the steps of starting rich's spinner
 ended it with a traceback (IndexError from rich, RuntimeError from threading), and one while stopping the
-spinner left it spinning on."""
+spinner left it spinning on. A Ctrl-C during an import is taken once the module is whole."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import signal
 import sys
@@ -22,6 +23,7 @@ from agent.function_tool import FunctionTool, ToolContext
 from agent.llm_wrapper import CustomLLMWrapper
 from agent.tools import ToolRegistry
 from app.chat.commands import Session
+from app.chat.interrupts import take_ctrl_c
 from app.chat.terminal import RichConsole
 from app.chat.watch import ConsoleObserver
 from tests.support.fake_llm import Reply, call, text, tool_calls
@@ -105,3 +107,31 @@ def test_ctrl_c_at_any_step_of_drawing_a_turn_cancels_it_and_the_chat_goes_on(
         chat.turn("are you there?")
         assert "still here" in capsys.readouterr().out, n
     assert n > 20, f"{method} has only {n} steps"
+
+
+def test_a_ctrl_c_during_an_import_is_taken_once_the_module_is_whole(tmp_path, monkeypatch):
+    """A module cut off halfway stayed half-made, and importing it again failed, as tenacity did after a
+    Ctrl-C in a chat's first model call (LangChain imports it then). This one presses Ctrl-C midway."""
+    package = tmp_path / "halfway"
+    package.mkdir()
+    (package / "part.py").write_text("VALUE = 42\n")
+    (package / "__init__.py").write_text(
+        "import signal, sys\n"
+        "first = 'halfway.part' not in sys.modules\n"
+        "import halfway.part\n"
+        "if first:  # the person presses Ctrl-C as the module is first imported\n"
+        "    signal.raise_signal(signal.SIGINT)\n"
+        "VALUE = halfway.part.VALUE\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    previous = signal.getsignal(signal.SIGINT)
+    take_ctrl_c()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            importlib.import_module("halfway")
+            time.sleep(5)  # Ctrl-C comes here, once the import is done
+        assert importlib.import_module("halfway").VALUE == 42
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for name in ("halfway", "halfway.part"):
+            sys.modules.pop(name, None)
