@@ -17,6 +17,7 @@ import unicodedata
 from typing import Any
 
 from agent.tool_selection import tokens
+from app.models.embedded import spans
 from app.models.embedded.numbers import numbers_at
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -26,13 +27,31 @@ WINDOW = 24  # characters either side of a number where its parameter's words ma
 STEM = 5  # two English words sharing their first five letters are one word ("weighing", "weight")
 
 
-def placed(text: str, properties: dict[str, Any], required: list[str]) -> dict[str, str]:
-    """numeric parameter -> the number of `text` that is its value, as a decimal string."""
+def placed(text: str, properties: dict[str, Any], required: list[str]) -> dict[str, list[str]]:
+    """numeric parameter -> the numbers of `text` that are its value, as decimal strings: one, or for
+    the one numeric parameter of a tool, the numbers listed together ("the factorials of 5 and 7": a
+    call each)."""
     numeric = [n for n, spec in properties.items() if spec.get("type") in ("number", "integer")]
     text = unicodedata.normalize("NFKC", text)
     found = numbers_at(text)
     if not numeric or not found:
         return {}
+    values = [value for _, _, value in found]
+    if spans.alternatives(text, values):
+        return {}  # "30 or 40": which one is a question
+    if len(numeric) == 1 and numeric[0] in required and spans.listed(text, values):
+        return {numeric[0]: values} if all(_allowed(v, properties[numeric[0]]) for v in values) else {}
+    return {name: [value] for name, value in _one_each(text, found, numeric, properties, required).items()}
+
+
+def _one_each(
+    text: str,
+    found: list[tuple[int, int, str]],
+    numeric: list[str],
+    properties: dict[str, Any],
+    required: list[str],
+) -> dict[str, str]:
+    """Each numeric parameter's one number, by the words next to it, then the schema's order."""
     labels = _labels(numeric, properties)
     scores = [
         (_nearness(_around(text, found, i), labels[name]), -i, name)

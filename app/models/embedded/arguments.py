@@ -109,7 +109,7 @@ def _values(
     if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
         return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
     if spec.get("type") in ("number", "integer"):  # told apart by the words next to them (amounts.py)
-        return [found["amounts"][name]] if name in found["amounts"] else []
+        return found["amounts"].get(name, [])
     if spec.get("format") == "date":  # a date only as written, in the form the schema names
         return [v for v in DATE.findall(text) if _fits(v, spec)]
     if spec.get("pattern"):  # a code, a sum, or a word the pattern fits whole ("NVDA", a ticker)

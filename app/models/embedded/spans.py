@@ -77,8 +77,7 @@ def value(text: str, known: str, described: str) -> list[str]:
         return found[:1]
     scored = [(meaning.relative(run, described, known), run) for run in found]
     values = [run for score, run in scored if score > TOOL_LIKE]
-    pairs = list(zip(values, values[1:], strict=False))
-    if pairs and all(_listed(text, a, b) for a, b in pairs):
+    if listed(text, values):
         return values  # "Paris and London": one value each, and a call each
     if alternatives(text, values):
         return []  # "Rome or Milan": which one is a question
@@ -91,6 +90,11 @@ def _listed(text: str, first: str, then: str) -> bool:
     between = _between(text, first, then)
     rest = _AND.sub(" ", unfilled(between))
     return bool(_AND.search(between)) and not tokens(rest) and not _OR.search(between)
+
+
+def listed(text: str, values: list[str]) -> bool:
+    """Are the values listed together, each after the one before ("5, 7 and 9")?"""
+    return len(values) > 1 and all(_listed(text, a, b) for a, b in zip(values, values[1:], strict=False))
 
 
 def alternatives(text: str, values: list[str]) -> bool:

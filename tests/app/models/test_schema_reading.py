@@ -41,13 +41,25 @@ LOAN = {
      ("100", {})],  # one amount, three to fill: which is it?
 )  # fmt: skip
 def test_amounts_go_to_the_parameters_their_words_name(said, values):
-    assert placed(said, LOAN, list(LOAN)) == values
+    assert placed(said, LOAN, list(LOAN)) == {name: [value] for name, value in values.items()}
 
 
 def test_one_amount_fills_one_parameter_only():
     sides = {"length": {"type": "number"}, "width": {"type": "number"}}
     assert placed("a square of side 3", sides, ["length", "width"]) == {}
-    assert placed("3 by 4", sides, ["length", "width"]) == {"length": "3", "width": "4"}  # the schema's order
+    assert placed("3 by 4", sides, ["length", "width"]) == {
+        "length": ["3"],
+        "width": ["4"],
+    }  # the schema's order
+
+
+def test_numbers_listed_for_a_tools_one_amount_are_a_call_each():
+    from benchmarks.reader_dev import router
+
+    plan = router(["celsius_to_fahrenheit"]).plan("convert 20, 30 and 40 degrees celsius to fahrenheit")
+    assert list(plan.calls) == [{"celsius": 20}, {"celsius": 30}, {"celsius": 40}]
+    plan = router(["celsius_to_fahrenheit"]).plan("convert 20 or 30 degrees celsius to fahrenheit")
+    assert (plan.kind, plan.missing) == ("missing", ("celsius",))
 
 
 @pytest.mark.parametrize(
