@@ -30,7 +30,7 @@ from app.models.embedded.arguments import claims, labels, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, facts
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
-from app.models.embedded.relevance import commanded, elsewhere, unserved
+from app.models.embedded.relevance import commanded, unserved
 from app.models.embedded.values import codes
 
 Arguments = dict[str, Any]
@@ -126,7 +126,7 @@ class Router:
             if statement and not reading.proposes(text) and strays(tool, text, values) >= STRAYS:
                 continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
             missing = _missing(tool, values, text)
-            if not missing and not elsewhere(tool, text, values):
+            if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read":
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))

