@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -104,7 +105,20 @@ def _make_install(company, folder: Path, makefile: str) -> tuple[subprocess.Comp
         text=True,
         timeout=600,
     )
-    return done, proxy.log()[logged:]
+    return done, _settled(proxy, logged)
+
+
+def _settled(proxy, logged: int) -> str:
+    """What the proxy logged since `logged`, once its log has stopped growing for a second (at most 10 s):
+    mitmproxy may write a refused handshake's line after the client has already given up."""
+    seen, deadline = proxy.log()[logged:], time.monotonic() + 10
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        now = proxy.log()[logged:]
+        if now == seen:
+            break
+        seen = now
+    return seen
 
 
 def test_make_install_trusts_the_proxy_through_the_system_store(company, tmp_path: Path) -> None:

@@ -107,6 +107,8 @@ def test_a_failed_turn_a_rate_limit_and_a_slow_body_say_nosniff_and_no_store(tmp
         key = agent.key("alice")
         said = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
         chat, auth = f"{agent.url}/v1/chat/completions", {"Authorization": f"Bearer {key}"}
+        if (left := 60 - time.time() % 60) < 40:  # the limit counts a clock minute: the three in one
+            time.sleep(left + 0.2)
         answers = {"model error": requests.post(chat, json=said, headers=auth, timeout=120)}
         llm.default = Reply(text("Too late."), delay=10)
         answers["deadline"] = requests.post(chat, json=said, headers=auth, timeout=60)
