@@ -42,6 +42,10 @@ def right(plan: Plan, prompt: dict) -> bool:
     """Does the plan do what the prompt's row says a correct one does?"""
     if prompt.get("asks"):
         return plan.kind == "missing" and plan.tool == prompt["tool"]
+    if prompt.get("which"):
+        return plan.kind == "which"
+    if prompt.get("writes") is False:
+        return plan.effect == "read" or plan.kind != "tool"
     if "tool" not in prompt:
         return plan.kind != "tool"
     if "calls" in prompt:  # every call, in order
