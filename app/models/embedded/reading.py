@@ -1,11 +1,12 @@
 """What a person's words ask for, read by the host for the embedded demo model (which cannot read them).
 
-Nothing here knows a tool. It reads, in Chinese and English: the language; small talk (a greeting, a
-thank-you) and questions about the assistant itself; the effect asked for — to remove something, to
-change something stored, to write something, or only to know (a question about how things are is never a
-write, even with a verb of writing in it: "已经添加过了吗", "is it recorded?"); a code proposed for adding;
-whether the person asks what the assistant can do, or what it cannot do at all. The values a request
-holds are read in `values.py` (codes, market names, labels) and `arithmetic.py` (sums in words).
+Nothing here knows a tool. It reads, in Chinese and English: the language; questions about the
+assistant itself (small talk is read in `small_talk.py`); the effect asked for — to remove something, to
+change something stored, to write something (a verb the person denies or tells as done is none: `acts.py`),
+or only to know (a question about how things are is never a write, even with a verb of writing in it:
+"已经添加过了吗", "is it recorded?"); a code proposed for adding; whether the person asks what the
+assistant can do, or what it cannot do at all. The values a request holds are read in `values.py`
+(codes, market names, labels) and `arithmetic.py` (sums in words).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from app.models.embedded import spelling
+from app.models.embedded.acts import ADDS, asked, none_asked
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.values import codes, names
 
@@ -42,7 +44,8 @@ READ = re.compile(
 )
 ASKS_HOW_THINGS_ARE = re.compile(
     r"吗|么|是否|有没有|有无|在不在|是不是|了没|哪|什么|多少|几|如何|怎么样|怎样|咋样|？|"
-    r"^\s*(?:is|are|was|were|does|do|did|has|have|which|what|how)\b|\bwhether\b|\bexists?\b|\balready\b.*\?",
+    r"^\s*(?:is|are|was|were|does|do|did|has|have|which|what|how)\b|^\s*(?:should|shall) (?:i|we)\b|"
+    r"\bwhether\b|\bexists?\b|\balready\b.*\?",
     _EN,
 )
 HELD = re.compile(  # words of where a thing is kept: a statement of them says how things are ("X 在库里")
@@ -67,24 +70,6 @@ IDENTITY = re.compile(
     r"\bwhat(?:'s| is) your name\b|\bwhich model\b|\bwhat model are you\b",
     _EN,
 )
-_GREETING = (
-    r"你好|您好|嗨|哈喽|哈啰|早上好|早安|上午好|中午好|下午好|晚上好|晚安|大家好|"
-    r"\b(?:hello|hi|hey|hiya|howdy|good (?:morning|afternoon|evening|day|night)|greetings|yo)\b"
-)
-_THANKS = (
-    r"谢谢|多谢|感谢|谢了|太好了|"
-    r"\b(?:thanks|thank you|thx|cheers|much appreciated|appreciate it)\b"
-)
-_GOODBYE = (
-    r"再见|拜拜|回见|下次见|明天见|回头见|先走了|"
-    r"\b(?:bye|goodbye|bye-bye|byebye|see you|see ya|farewell|cya|take care|so long)\b"
-)
-_CHATTER = (  # what else a greeting or a thank-you may hold
-    r"帮助|帮忙|支持|[呀啊哦呢吧啦嘛哈了的你您我们大家今天一天也很真太非常好的]|"
-    r"\b(?:so|much|a|lot|for|your|the|help|you|there|today|it|its|going|how's|how|are|is|doing|all|very|"
-    r"again|guys|friend|bye|goodbye|good|day|nice|to|meet|great|and|everyone|what's|up|my|buddy|that's|"
-    r"that|this|was|helpful|awesome|perfect|ok|okay|then|soon|later|tomorrow|next|time|now|care)\b"
-)
 ASKS_FOR = re.compile(
     r"\?|讲|说说|写|告诉|介绍|解释|翻译|推荐|"
     r"^\s*(?:please\s+)?(?:write|tell|explain|describe|give|translate|summari[sz]e|make|compose|draw|sing|"
@@ -98,7 +83,6 @@ REMARK = re.compile(  # how the person finds things: judgements, feelings, the w
     r"weather|sunny|rainy|birthday|flies|old|mood|feel|feeling)\b",
     _EN,
 )
-_WORDLESS = re.compile(r"[\s\W_]+")
 
 
 def language(text: str, before: str = "en") -> str:
@@ -122,16 +106,6 @@ def conversation_language(typed: Iterable[str]) -> str:
     for text in typed:
         lang = language(text, lang)
     return lang
-
-
-def small_talk(text: str) -> str | None:
-    """ "greeting", "thanks" or "goodbye" (whichever comes first) when the words are only that ("你好呀",
-    "thanks a lot!", "bye, see you tomorrow"); else None."""
-    kinds = (("thanks", _THANKS), ("greeting", _GREETING), ("goodbye", _GOODBYE))
-    found = [(m.start(), kind) for kind, words in kinds for m in [re.search(words, text, _EN)] if m]
-    rest = re.sub(f"{_THANKS}|{_GOODBYE}|{_GREETING}", " ", text, flags=_EN)
-    rest = _WORDLESS.sub("", re.sub(_CHATTER, " ", rest, flags=_EN))
-    return min(found)[1] if found and not rest else None
 
 
 def asks_identity(text: str) -> bool:
@@ -166,11 +140,14 @@ def effect_asked(text: str) -> str:
         return "read"  # a sum: "by what percentage did it drop" removes nothing
     question = bool(ASKS_HOW_THINGS_ARE.search(text))
     request = bool(REQUEST.search(text)) or _starts_with_verb(text)
-    words = _without_names(text)  # "OPPO Find X8" finds nothing
+    words = asked(_without_names(text), WRITE, ADDS)  # "OPPO Find X8" finds nothing; "别录" asks nothing
+    acts = asked(text, REMOVE, CHANGE)
+    if none_asked(_without_names(text), WRITE, ADDS, REMOVE, CHANGE):
+        return "read"  # "先别录 X", "I added X last week": no act asked for, whatever the code
     write, look = WRITE.search(words), READ.search(words)
-    adds = write or re.search(r"(?<!一)加|\badd\b", text, _EN)  # a bare 加 (a sum's too) beside a name adds
-    changes = CHANGE.search(text) or (CORRECTION.search(text) and not adds)
-    if (REMOVE.search(text) or changes) and (request or not question):
+    adds = write or ADDS.search(words)  # a bare 加 (a sum's too) beside a name adds
+    changes = CHANGE.search(acts) or (CORRECTION.search(text) and not adds)
+    if (REMOVE.search(acts) or changes) and (request or not question):
         return "destructive"
     writes_first = write is not None and (look is None or write.start() < look.start())
     if writes_first and (not question or (request and look is None)):
@@ -188,10 +165,14 @@ def _without_names(text: str) -> str:
 
 
 def unsure(text: str) -> bool:
-    """Does a message with a code leave open whether to add it or look it up: a word that asks for something
-    without saying what (`cues.yaml`'s `vague`: "处理", "handle") and no word of adding or looking? (A
-    code alone is a proposal to add, as it answers "what is the code?"; the confirmation is the check.)"""
-    if not codes(text) or WRITE.search(text) or READ.search(text) or CHANGE.search(text):
+    """Does a message with a code leave open whether to add it or look it up: no word of adding, looking or
+    changing that the person asks for (`acts.py`: not "先别录", not "was added"), and a word that asks without
+    saying what (`cues.yaml`'s `vague`: "处理", "handle")? (A code alone is a proposal to add, as it answers
+    "what is the code?"; the confirmation is the check.)"""
+    if not codes(text):
+        return False
+    acts = asked(_without_names(text), WRITE, ADDS, READ, CHANGE)
+    if any(verb.search(acts) for verb in (WRITE, ADDS, READ, CHANGE)):
         return False
     return _vague().search(text) is not None
 

@@ -8,6 +8,7 @@ import re
 
 from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, reading
+from app.models.embedded.acts import asked
 from app.models.embedded.overlap import texts
 
 
@@ -18,6 +19,17 @@ def commanded(text: str, registry: ToolRegistry) -> bool:
     verbs = {re.split(r"_|(?<=[a-z])(?=[A-Z])", t.name)[0].casefold() for t in registry.tools()}
     word = first[1].casefold() if first else ""
     return word in verbs or len(word) >= 5 and any(verb[:5] == word[:5] for verb in verbs)  # calculator
+
+
+def in_own_verb(text: str, tool: FunctionTool) -> bool:
+    """Does the request hold the tool's own verb: the first word of its name ("book", of book_meeting_room),
+    or the first two characters of its description's Chinese and the second of them alone (预订, 订), and
+    neither denied nor told as done (`acts.py`)?"""
+    verbs = [rf"\b{re.escape(re.split(r'_|(?<=[a-z])(?=[A-Z])', tool.name)[0])}\w*"]
+    if chinese := re.search(r"[\u3400-\u9fff]{2}", tool.description):
+        verbs += [re.escape(chinese[0]), re.escape(chinese[0][1])]
+    pattern = re.compile("|".join(verbs), re.IGNORECASE)
+    return bool(pattern.search(asked(text, pattern)))  # not denied, nor told as done ("不用添加")
 
 
 def unserved(text: str, fitting: list[FunctionTool]) -> bool:

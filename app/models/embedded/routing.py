@@ -30,7 +30,8 @@ from app.models.embedded.arguments import claims, labels, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, facts
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
-from app.models.embedded.relevance import commanded, unserved
+from app.models.embedded.relevance import commanded, in_own_verb, unserved
+from app.models.embedded.small_talk import small_talk
 from app.models.embedded.values import codes
 
 Arguments = dict[str, Any]
@@ -97,7 +98,8 @@ class Router:
         offered_ = [t for t in self.registry.tools() if offered(t)]
         if effect == "write" and not reading.WRITE.search(text) and unserved(text, offered_):
             return Plan(lang, "offtopic", effect)  # "翻译：电池 5000mAh": a translation, not codes to add
-        if effect == "write" and reading.unsure(text):  # "处理 PKX110": add it, or look it up?
+        sure = any(in_own_verb(text, t) for t in fitting)  # "预订会议室 B202": the booking tool's own verb
+        if effect == "write" and reading.unsure(text) and not sure:  # "新到了 PKX110": add, or look up?
             return Plan(lang, "which", effect, calls=tuple({"code": code} for code in codes(text)))
         if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
@@ -163,7 +165,7 @@ class Router:
             return "capabilities"
         if reading.asks_identity(text):
             return "identity"
-        return reading.small_talk(text)
+        return small_talk(text)
 
     def _fit(self, tool: FunctionTool, text: str, among: list[FunctionTool], values: dict) -> float:
         """How well `tool` fits the request: words shared with its texts (rarer words count more), and

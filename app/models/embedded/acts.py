@@ -1,0 +1,53 @@
+"""Which words of doing the person asks for: a verb they deny ("先别录", "don't add", "never recorded") or
+report as done ("已经加进去了", "was added last week", "I added") is no request, and is read as blank.
+
+A write runs only on a reading sure of it (`reading.unsure`): these are the verbs it may be sure of.
+"""
+
+from __future__ import annotations
+
+import re
+
+_EN = re.IGNORECASE
+# a denial just before the verb: "别录", "不用添加", "没加", "don't add", "do not store", "never recorded"
+_DENIED_ZH = re.compile(r"(?:不要|不用|不必|无需|别|没有|没|未|不)(?:再|先|急着|用|要|必)?\s*$")
+_DENIED_EN = re.compile(
+    r"\b(?:don'?t|do not|doesn'?t|didn'?t|never|not|no need to|won'?t|shouldn'?t|mustn'?t)"
+    r"(?:\s+(?:yet|ever|need to|have to|bother to|bother|want to|go|be))?\s*$",
+    _EN,
+)
+# done, said of the past: "已经把 X 加进去了", "早就录过", "X 加过"; "was added", "I added", "already stored"
+_DONE_BEFORE_ZH = re.compile(r"已经|早就|早已|已(?=[\u3400-\u9fff]?$)")
+_DONE_AFTER_ZH = re.compile(r"^[进入上到]?[去来]?过")
+_DONE_EN = re.compile(
+    r"\b(?:was|were|been|is|are|i|we|he|she|they|you|someone|somebody|already|just|have|has|had)"
+    r"(?:\s+(?:already|just|recently|never))?\s*$",
+    _EN,
+)
+_CLAUSE = re.compile(r"[，,。.;；!！?？\n]")
+ADDS = re.compile(r"(?<!一)加|录|\badd\b", _EN)  # a bare 加, 录 or "add", the shortest words of adding
+_CANCELS = re.compile(r"算了|不用了|\bnever ?mind\b|\bforget (?:it|about)\b", _EN)  # "never mind X"
+
+
+def asked(text: str, *verbs: re.Pattern[str]) -> str:
+    """`text` with each of `verbs`' words the person denies or reports done blanked out."""
+    for pattern in verbs:
+        text = pattern.sub(lambda m: m[0] if _asked(m.string, m.start(), m.end()) else " " * len(m[0]), text)
+    return text
+
+
+def none_asked(text: str, *verbs: re.Pattern[str]) -> bool:
+    """Does `text` hold words of `verbs` (or a "never mind"), and are all of them denied or told as done?"""
+    found = any(verb.search(text) for verb in verbs) or _CANCELS.search(text)
+    left = asked(text, *verbs)
+    return bool(found) and not any(verb.search(left) for verb in verbs)
+
+
+def _asked(text: str, start: int, end: int) -> bool:
+    clause = _CLAUSE.split(text[:start])[-1]
+    verb = text[start:end]
+    if _DENIED_ZH.search(clause) or _DENIED_EN.search(clause):
+        return False
+    if re.search(r"[A-Za-z]", verb):
+        return not (verb.lower().endswith("ed") and _DONE_EN.search(clause))
+    return not (_DONE_BEFORE_ZH.search(clause) or _DONE_AFTER_ZH.match(text[end:]))

@@ -1,0 +1,65 @@
+"""A write runs only on an act the person asks for (app/models/embedded/acts.py): a verb they deny or tell
+as done writes nothing, and a tool's own verb makes a code a request for it. Phrases written for
+development (the evaluation's held-out prompts are not used here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.tools import ToolRegistry
+from app.models.embedded.acts import asked, none_asked
+from app.models.embedded.reading import ADDS, WRITE, effect_asked
+from app.models.embedded.routing import Router
+from benchmarks.reader_tools import reader_tools
+from tools import default_tools
+
+NOT_ASKED = [
+    "先别录 PKX110",
+    "不用添加 PKX110 了",
+    "我昨天已经把 PKX110 加进去了",
+    "my colleague said PKX110 was added last week",
+    "we never recorded PKX110, did we?",
+    "don't add PKX110",
+    "never mind PKX110",
+    "should I add PKX110?",
+]
+ASKED = [
+    "PKX110",
+    "add PKX110",
+    "PKX110 请入库",
+    "if PKX110 isn't in there yet, add it",
+    "could you get PKX110 added?",
+    "如果库里没有就把 PKX110 加上",
+]
+
+
+@pytest.fixture(scope="module")
+def router():
+    registry = ToolRegistry()
+    for tool in [*default_tools("http://127.0.0.1:9/api/models"), *reader_tools()]:
+        registry.register(tool)
+    return Router(registry)
+
+
+@pytest.mark.parametrize("text", NOT_ASKED)
+def test_a_denied_or_done_act_writes_nothing(router, text):
+    assert effect_asked(text) == "read"
+    assert router.plan(text).effect == "read"
+
+
+@pytest.mark.parametrize("text", ASKED)
+def test_an_act_asked_for_writes(router, text):
+    plan = router.plan(text)
+    assert (plan.kind, plan.tool, plan.calls) == ("tool", "add_device_model", ({"model": "PKX110"},))
+
+
+def test_a_denied_verb_is_blanked_and_an_asked_one_kept():
+    assert asked("别录 A，录 B", WRITE, ADDS) == "别  A，录 B"
+    assert not none_asked("别录 A，录 B", WRITE, ADDS)
+    assert none_asked("别录 A", WRITE, ADDS)
+
+
+def test_a_tools_own_verb_makes_a_code_a_request_for_it(router):
+    plan = router.plan("预订会议室 B202，2026-12-09")
+    assert (plan.kind, plan.tool) == ("tool", "book_meeting_room")
+    assert router.plan("处理一下 PKX110").kind == "which"  # a vague verb: add it, or look it up?
