@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.tools import ToolRegistry
+from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded.acts import asked, none_asked
 from app.models.embedded.reading import ADDS, WRITE, effect_asked
 from app.models.embedded.routing import Router
@@ -63,3 +63,26 @@ def test_a_tools_own_verb_makes_a_code_a_request_for_it(router):
     plan = router.plan("预订会议室 B202，2026-12-09")
     assert (plan.kind, plan.tool) == ("tool", "book_meeting_room")
     assert router.plan("处理一下 PKX110").kind == "which"  # a vague verb: add it, or look it up?
+
+
+class DropShippingQuote(FunctionTool):
+    name = "drop_shipping_quote"
+    effect = "read"
+    description = "Quote the price of shipping an order straight from the supplier to the buyer."
+    parameters = {
+        "type": "object",
+        "properties": {"order": {"type": "string", "description": "the order number, e.g. PKX110"}},
+        "required": ["order"],
+        "additionalProperties": False,
+    }
+
+    def call(self, ctx, input: str) -> str:
+        return "{}"
+
+
+def test_a_word_of_removing_that_names_a_tool_removes_nothing(router):
+    registry = ToolRegistry()
+    for tool in [*default_tools("http://127.0.0.1:9/api/models"), DropShippingQuote()]:
+        registry.register(tool)
+    assert Router(registry).plan("drop shipping quote for PKX110").effect == "read"  # the tool's name
+    assert router.plan("删除一个机型").missing == ("model",)  # a removal with no code: which one?
