@@ -72,8 +72,11 @@ class InterceptingProxy:
         self._process: subprocess.Popen | None = None
 
     def __enter__(self) -> InterceptingProxy:
+        # Unbuffered: mitmdump writes its log to a file, where Python would hold each line back until a
+        # few kilobytes had gathered (or it exited), so a test reading the log meanwhile saw too little.
+        env = os.environ | {"PYTHONUNBUFFERED": "1"}
         with (self.folder / "proxy.log").open("w") as log:
-            self._process = subprocess.Popen(self._command, stdout=log, stderr=log)
+            self._process = subprocess.Popen(self._command, stdout=log, stderr=log, env=env)
         give_up_at = time.monotonic() + 60
         while not (self.ca_file.exists() and self._listening()):
             if self._process.poll() is not None or time.monotonic() > give_up_at:
