@@ -34,6 +34,13 @@ def in_own_verb(text: str, tool: FunctionTool) -> bool:
     return bool(pattern.search(asked(text, pattern)))  # not denied, nor told as done ("不用添加")
 
 
+def names_what_it_does(text: str, tool: FunctionTool) -> bool:
+    """Does the request name what the tool does, by a word of `cues.yaml`'s `cannot` (the weather, a
+    search) that the tool's own texts hold? ("天气怎么样？" names the tool described as 查询…天气.)"""
+    own = texts(tool).casefold()
+    return any(word.casefold() in own for word in reading.cannot_said(text))
+
+
 def unserved(text: str, fitting: list[FunctionTool]) -> bool:
     """Does the request name what the demo's own tools do not do (`cues.yaml`'s `cannot`: the weather, a
     search) that no fitting tool does: none names it in its own texts, nor does the word, read by the

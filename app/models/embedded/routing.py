@@ -31,7 +31,7 @@ from app.models.embedded.arguments import claims, labels, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, facts
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
-from app.models.embedded.relevance import commanded, in_own_verb, removers, unserved
+from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, removers, unserved
 from app.models.embedded.small_talk import small_talk
 from app.models.embedded.values import codes
 
@@ -133,7 +133,7 @@ class Router:
             missing = _missing(tool, values, text)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
-            if effect != "read":
+            if effect != "read" or names_what_it_does(text, tool):  # "天气怎么样？": which city?
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
         return None
 
