@@ -26,17 +26,14 @@ from app.models.embedded.routing import Plan, Router, offered
 REAL_MODEL = "LLM_BASE_URL, LLM_API_KEY, LLM_MODEL"
 REAL_MODEL_ZH = "LLM_BASE_URL、LLM_API_KEY、LLM_MODEL"  # as the start-up notice lists them
 CANNOT = {
-    "zh": "这个内置演示模型不能{what}：它的工具里没有做这件事的。要{what}，请配置一个真实模型（设置 "
+    "zh": "这个内置演示模型不能{what}：它拿不到这样的工具。要{what}，请配置一个真实模型（设置 "
     + REAL_MODEL_ZH
     + "，见 README），{confirm}",
-    "en": "The embedded demo model cannot {what}: none of its tools does that. To {what}, configure a real "
+    "en": "The embedded demo model cannot {what}: it is not given such a tool. To {what}, configure a real "
     "model (set " + REAL_MODEL + "; see the README), {confirm}",
 }  # fmt: skip
-WHAT = {
-    "destructive": {"zh": "删除或清空它", "en": "remove or clear that"},
-    "write": {"zh": "写入", "en": "write"},
-}
-CONFIRM = {"zh": "每次删除或修改前都会请你确认。", "en": "and it will ask you to confirm each time first."}
+WHAT = {"destructive": {"zh": "删除", "en": "delete"}, "write": {"zh": "写入", "en": "write"}}
+CONFIRM = {"zh": "每次删除前都会请你确认。", "en": "and it will ask you to confirm each time first."}
 CAN = {"zh": "我可以：", "en": "I can:"}
 DEMO = {
     "zh": "这个教程智能体的内置演示模型 SmolLM2-135M（1.35亿参数）",

@@ -84,7 +84,11 @@ class DemoChatModel(BaseChatModel):
 
 def planned_calls(plan: Plan) -> AIMessage:
     """The plan's calls as the model's reply, through the normalization every backend's calls get."""
-    raw = [ApiToolCall(function=ApiFunctionCall(name=plan.tool, arguments=args)) for args in plan.calls]
+    raw = [
+        ApiToolCall(function=ApiFunctionCall(name=each.tool, arguments=args))
+        for each in (plan, *plan.also)
+        for args in each.calls
+    ]
     calls, invalid = split_calls(raw, cut_off=False)
     return AIMessage(content="", tool_calls=calls, invalid_tool_calls=invalid)
 

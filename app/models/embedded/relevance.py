@@ -1,6 +1,5 @@
 """Relevance: whether a request is about a registered tool at all — a request in a tool's own verb, and
-one that names what no tool does (the weather with no weather tool, a search) — and which tools a removal
-is for.
+one that names what no tool does (the weather with no weather tool, a search).
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ import re
 from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, reading
 from app.models.embedded.acts import asked
-from app.models.embedded.arguments import labels, mentions
 from app.models.embedded.overlap import texts
 
 
@@ -50,20 +48,3 @@ def unserved(text: str, fitting: list[FunctionTool]) -> bool:
         and not meaning.choose(word, fitting).names_it
         for word in dict.fromkeys(reading.cannot_said(text))
     )
-
-
-def removers(text: str, fitting: list[FunctionTool]) -> list[FunctionTool]:
-    """The fitting tools that remove (their own words say so); none when the request names a value that
-    only another tool sets ("把 X 的营销名删掉": a name to clear, not the record to remove)."""
-    removing = [t for t in fitting if reading.removes(f"{t.name.replace('_', ' ')} {t.description}")]
-    theirs = {p for t in removing for p in t.parameters.get("properties", {})}
-    named = [
-        label
-        for t in fitting
-        if t not in removing
-        for p, spec in t.parameters.get("properties", {}).items()
-        if p not in theirs
-        for label in labels(t, p, spec)
-        if mentions(text, label)
-    ]
-    return [] if named else removing

@@ -5,9 +5,8 @@ the request (`reading.py`) and plans: small talk and questions about the assista
 answer; otherwise which tool, if any, and the calls, every value taken from the person's words. A tool
 is offered only when its effect is the one asked for (a question never writes; a delete never adds);
 among those, the one whose description and worked examples (`facts.py`) share the most words with the
-request and that takes the most values from it. A removal goes to a tool whose own words remove, never
-to one that changes a value the request names ("把 X 的营销名删掉" is no removal of X: the host says it
-cannot). No tool fits: a question or request is one the demo cannot answer ("offtopic"), a remark is
+request and that takes the most values from it. The demo host never removes anything: a delete is told
+it cannot. No tool fits: a question or request is one the demo cannot answer ("offtopic"), a remark is
 chat. A value a tool needs is missing: the host asks for it. Several codes give several calls, up to
 the per-reply cap. A remark (how the person finds things: the weather, a mood, their day; no question,
 no request) calls a tool only when it gives a value the tool takes, never for a word it shares with one
@@ -31,7 +30,8 @@ from app.models.embedded.arguments import claims, labels, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, facts
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
-from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, removers, unserved
+from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
+from app.models.embedded.several import beside
 from app.models.embedded.small_talk import small_talk
 from app.models.embedded.values import codes
 
@@ -59,6 +59,11 @@ class Plan:
     tool: str = ""
     calls: tuple[Arguments, ...] = ()
     missing: tuple[str, ...] = ()
+    also: tuple[Plan, ...] = ()  # the plans of the message's other requests, of other tools (several.py)
+
+    @property
+    def tools(self) -> set[str]:
+        return {self.tool, *(plan.tool for plan in self.also)}
 
 
 @dataclass
@@ -73,7 +78,7 @@ class Router:
         plan = self.plan_for(turn)
         if plan.kind != "tool" or len(turn) > 1:  # the tools ran: the host states their results
             return []
-        return [t for t in tools if t["function"]["name"] == plan.tool]
+        return [t for t in tools if t["function"]["name"] in plan.tools]
 
     def plan_for(self, turn: list[BaseMessage], lang: str | None = None) -> Plan:
         """The plan for the turn's request: what the person typed in its first message. `lang`: the
@@ -87,6 +92,12 @@ class Router:
         return replace(plan, lang=lang) if lang and lang != plan.lang else plan
 
     def plan(self, typed: str) -> Plan:
+        """The plan of the whole message, with those of its other requests beside it (several.py)."""
+        plan = self._plan(typed)
+        also = beside(plan, typed, self._plan)
+        return replace(plan, also=also) if also else plan
+
+    def _plan(self, typed: str) -> Plan:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)
         effect = _effect(text, self.registry)
         about_us = self._about_us(text, effect)
@@ -102,9 +113,7 @@ class Router:
         sure = any(in_own_verb(text, t) for t in fitting)  # "预订会议室 B202": the booking tool's own verb
         if effect == "write" and reading.unsure(text) and not sure:  # "新到了 PKX110": add, or look up?
             return Plan(lang, "which", effect, calls=tuple({"code": code} for code in codes(text)))
-        if effect == "destructive" and reading.removes(text):  # a removal: the tools that remove, not change
-            fitting = removers(text, fitting)
-        if not fitting and effect != "read":
+        if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
         ruled = self._ruled(lang, text, effect, fitting) or (
             asked and self._learned(lang, text, effect, fitting)
@@ -193,13 +202,13 @@ class Router:
 
 def _effect(text: str, registry: ToolRegistry) -> str:
     """The effect asked for (`reading.py`), a word of removing that is a word of another tool's name aside
-    ("drop", of a tool get_drop_results); a code proposed for adding with no word of writing (a tracking
+    ("drop", of a tool drop_shipping_quote); a code proposed for adding with no word of writing (a tracking
     number) only reads when a pattern of a tool that reads claims every code it holds, or a tool that reads
     is named by its own verb ("drop shipping quote for X")."""
     own = {w for t in registry.tools() if t.effect != "destructive" for w in t.name.casefold().split("_")}
     said = text
     for word in {m[0] for m in reading.REMOVE.finditer(text) if m[0].casefold() in own}:
-        said = re.sub(rf"\b{re.escape(word)}\b", " ", said)  # "drop" of drop_shipping_quote: a name, no act
+        said = re.sub(rf"\b{re.escape(word)}\b", " ", said)  # a name, no act
     effect = reading.effect_asked(said)
     if effect != "write" or reading.WRITE.search(said) or not codes(said):
         return effect

@@ -80,9 +80,9 @@ class DropShippingQuote(FunctionTool):
         return "{}"
 
 
-def test_a_word_of_removing_that_names_a_tool_removes_nothing(router):
+def test_a_word_of_removing_that_names_a_tool_removes_nothing():
     registry = ToolRegistry()
     for tool in [*default_tools("http://127.0.0.1:9/api/models"), DropShippingQuote()]:
         registry.register(tool)
-    assert Router(registry).plan("drop shipping quote for PKX110").effect == "read"  # the tool's name
-    assert router.plan("删除一个机型").missing == ("model",)  # a removal with no code: which one?
+    plan = Router(registry).plan("drop shipping quote for PKX110")  # the tool's name, and a code: a read
+    assert (plan.kind, plan.effect) == ("tool", "read")

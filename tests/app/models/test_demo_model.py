@@ -62,8 +62,8 @@ def test_the_plan_is_the_fitting_tool_with_values_from_the_persons_words(router,
 @pytest.mark.parametrize(
     "said, kind, effect",
     [
-        ("把 CPH2451 的营销名删掉", "cannot", "destructive"),  # a name to clear: no tool does that
-        ("remove the market name of CPH1920", "cannot", "destructive"),
+        ("把 RMX2001 删了", "cannot", "destructive"),  # the demo model has no destructive tool: it says so
+        ("Remove CPH1920 please", "cannot", "destructive"),
         ("你都会些什么？", "capabilities", "read"),
         ("How can you help?", "capabilities", "read"),
         ("晚上好", "greeting", "read"),
@@ -82,15 +82,9 @@ def test_requests_no_tool_serves(router, said, kind, effect):
     assert (plan.kind, plan.effect, plan.calls) == (kind, effect, ())
 
 
-@pytest.mark.parametrize("said", ["把 RMX2001 删了", "Remove RMX2001 please", "请移除 RMX2001"])
-def test_a_removal_is_the_tool_that_removes_confirmed_like_any_change(router, said):
-    plan = router.plan(said)
-    assert (plan.kind, plan.tool, plan.calls) == ("tool", "delete_device_model", ({"model": "RMX2001"},))
-
-
 def test_a_question_is_never_offered_a_write_and_a_delete_never_an_add(router):
     assert router.plan("RMX2001 录入了吗？").tool == "query_device_model"
-    assert router.plan("Delete RMX2001 and add it again").tool == "delete_device_model"  # confirmed first
+    assert router.plan("Delete RMX2001 and add it again").kind == "cannot"
     assert router.plan("RMX2001 的营销名改了吗？").tool == "query_device_model"
     assert router.plan("你好，RMX2001 在库里吗").tool == "query_device_model"  # a greeting with a request
 
@@ -116,12 +110,12 @@ def test_a_statement_about_something_else_than_the_tool_is_a_remark(router):
 def test_the_host_answers_in_the_persons_language(router):
     answer = Answerer(router, router.registry)
     chinese = answer([person_message("你都会些什么？")]).splitlines()
-    tools = router.registry.tools()
+    tools = [t for t in router.registry.tools() if t.name != "delete_device_model"]  # it never deletes
     assert chinese == ["我可以：", *(f"- {t.summary['zh']}" for t in tools)]
     english = answer([person_message("How can you help?")]).splitlines()
     assert english == ["I can:", *(f"- {t.summary['en']}" for t in tools)]
-    assert "不能删除或清空它" in answer([person_message("把 CPH2451 的营销名删掉")])
-    assert "cannot remove or clear that" in answer([person_message("remove the market name of CPH1920")])
+    assert "不能删除" in answer([person_message("把 RMX2001 删了")])
+    assert "cannot delete" in answer([person_message("Remove CPH1920 please")])
     assert answer([person_message("Can you add a model for me?")]).startswith("To add (record, save)")
     assert answer([person_message("帮我把 RMX2001 存进数据库")]) is None  # the tool runs first
     assert answer([person_message("你好")]).startswith("你好！我是")
