@@ -61,10 +61,6 @@ class Plan:
     missing: tuple[str, ...] = ()
     also: tuple[Plan, ...] = ()  # the plans of the message's other requests, of other tools (several.py)
 
-    @property
-    def tools(self) -> set[str]:
-        return {self.tool, *(plan.tool for plan in self.also)}
-
 
 @dataclass
 class Router:
@@ -78,7 +74,7 @@ class Router:
         plan = self.plan_for(turn)
         if plan.kind != "tool" or len(turn) > 1:  # the tools ran: the host states their results
             return []
-        return [t for t in tools if t["function"]["name"] in plan.tools]
+        return [t for t in tools if t["function"]["name"] in {plan.tool, *(p.tool for p in plan.also)}]
 
     def plan_for(self, turn: list[BaseMessage], lang: str | None = None) -> Plan:
         """The plan for the turn's request: what the person typed in its first message. `lang`: the

@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from app.models.embedded.routing import Plan
+
+class _Planned(Protocol):  # a plan of routing.py, as far as this reads it
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def tool(self) -> str: ...
+
+
+Plan = TypeVar("Plan", bound=_Planned)
 
 JOINS = re.compile(r"顺便|另外|同时|然后再|再帮我|\b(?:also|and then|as well as|plus)\b|[;；]", re.IGNORECASE)
 _EDGES = " \t，,。.?？!！、"

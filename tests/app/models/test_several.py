@@ -33,7 +33,7 @@ def test_each_request_of_a_message_is_planned(router, said, calls):
     plan = router.plan(said)
     made = planned_calls(plan).tool_calls
     assert [(call["name"], call["args"]) for call in made] == calls
-    assert plan.tools == {name for name, _ in calls}
+    assert {plan.tool, *(p.tool for p in plan.also)} == {name for name, _ in calls}
 
 
 def test_one_request_stays_one_plan(router):
