@@ -76,6 +76,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = (cwd / f"server-{self.port}.log").open("w+b")  # its starts' output, one after the other
         self.process: subprocess.Popen | None = None
+        self.started_at = 0
         self.spent = 0.0  # CPU seconds of its earlier starts (killed)
 
     def start(self) -> Server:
@@ -90,21 +91,30 @@ class Server:
             "--port",
             str(self.port),
         ]
+        self.started_at = self.log.seek(0, os.SEEK_END)  # where this start's output begins in the log
         self.process = subprocess.Popen(
             command, cwd=self.cwd, env=self.env, stdout=self.log, stderr=self.log, start_new_session=True
         )
         return self
 
     def wait_up(self, timeout: float = 180.0) -> None:
-        """Until it answers (a request without a key is refused: 401)."""
+        """Until it answers (a request without a key is refused: 401) and each of its workers has started:
+        a load that begins while some still start measures their start too (its first turns waited
+        seconds for the CPU they took)."""
         assert self.process is not None
         give_up_at = time.monotonic() + timeout
-        while not _answers(f"{self.url}/v1/models"):
+        while not (_answers(f"{self.url}/v1/models") and self._started() >= self.workers):
             if self.process.poll() is not None or time.monotonic() > give_up_at:
                 self.log.seek(0)
                 said = self.log.read()[-3000:].decode(errors="replace")
                 raise SystemExit(f"`main.py serve` on port {self.port} did not start: {said}")
             time.sleep(0.2)
+
+    def _started(self) -> int:
+        """Its workers that said they started (uvicorn's line), in this start's output."""
+        with open(self.log.name, "rb") as log:
+            log.seek(self.started_at)
+            return log.read().count(b"Application startup complete.")
 
     def cpu(self) -> float:
         alive = self.process is not None and self.process.poll() is None
