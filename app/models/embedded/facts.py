@@ -16,6 +16,8 @@ said plainly. The facts of a row:
 - cues: words of which a request must hold one for this tool to serve it (a city alone asks no time:
   "成都冷不冷" is about the weather). A tool without cues is matched by its texts and values.
 - offered: False for a tool the demo host never runs (it removes: the host says it cannot instead).
+- stored_by: (a read tool, its argument) that says whether the value of this tool's first argument is
+  stored already; when_stored: the tool that changes it then (`stored.py`: what is stored decides the act).
 
 A labelled value that says it is not known yet (UNSET: "待定", "not decided") is left out.
 """
@@ -34,6 +36,8 @@ class Facts(NamedTuple):
     cues: tuple[str, ...] = ()
     named: dict[str, str] = {}
     offered: bool = True
+    stored_by: tuple[str, str] = ("", "")
+    when_stored: str = ""
 
 
 NONE = Facts()
@@ -67,6 +71,8 @@ WEEKDAYS = {
 
 FACTS: dict[str, Facts] = {
     "add_device_model": Facts(
+        stored_by=("query_device_model", "keyword"),
+        when_stored="update_market_name",
         examples=(
             ("把机型 PJD110 添加到数据库", {"model": "PJD110"}),
             ("Add model RMX1901 to the database", {"model": "RMX1901"}),

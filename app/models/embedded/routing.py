@@ -33,6 +33,7 @@ from app.models.embedded.overlap import shared_words, strays, without_acts
 from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
 from app.models.embedded.several import beside
 from app.models.embedded.small_talk import small_talk
+from app.models.embedded.stored import changed
 from app.models.embedded.values import codes
 
 Arguments = dict[str, Any]
@@ -88,10 +89,11 @@ class Router:
         return replace(plan, lang=lang) if lang and lang != plan.lang else plan
 
     def plan(self, typed: str) -> Plan:
-        """The plan of the whole message, with those of its other requests beside it (several.py)."""
+        """The plan of the whole message: a stored code's new name is a change (stored.py), and the
+        message's other requests are planned beside it (several.py)."""
         plan = self._plan(typed)
-        also = beside(plan, typed, self._plan)
-        return replace(plan, also=also) if also else plan
+        plan = replace(plan, **changed(plan.tool, plan.calls, self.registry))
+        return replace(plan, also=beside(plan, typed, self._plan))
 
     def _plan(self, typed: str) -> Plan:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)

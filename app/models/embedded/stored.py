@@ -1,0 +1,58 @@
+"""What is stored decides the act: a write of a value that is stored already, with values for the tool that
+changes it ("PKX110 的英文名是 Find X9", PKX110 on record), is that change, proposed and confirmed as one.
+
+Which read tool says whether a value is stored, and which tool changes it then, are the demo's data of the
+writing tool (`facts.py`: stored_by, when_stored). The host asks the read tool itself, before it proposes
+anything; a read it cannot make (the service down) leaves the write as it was planned.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agent.tools import FunctionTool, ToolRegistry
+from agent.types import ToolContext
+from app.models.embedded.facts import facts
+
+HOST = ToolContext(user_id="host")
+Calls = tuple[dict[str, Any], ...]
+
+
+def changed(tool: str, calls: Calls, registry: ToolRegistry) -> dict[str, Any]:
+    """What becomes of a plan of `calls` of `tool` (its fields to replace): the change of what it would
+    write, when every value it writes is stored already and each call gives the changing tool something to
+    change; else nothing."""
+    known = facts(tool)
+    reader, changer = registry.get(known.stored_by[0]), registry.get(known.when_stored)
+    if not calls or reader is None or changer is None:
+        return {}
+    key = next(iter(calls[0]), "")
+    takes = set(changer.parameters.get("properties", {})) - set(changer.injected) - {key}
+    changes = tuple({key: call[key], **{k: v for k, v in call.items() if k in takes}} for call in calls)
+    stored = [len(change) > 1 and _stored(reader, known.stored_by[1], str(change[key])) for change in changes]
+    if not all(stored):
+        return {}
+    return {"tool": changer.name, "effect": changer.effect, "calls": changes}
+
+
+def _stored(reader: FunctionTool, argument: str, value: str) -> bool:
+    """Does the read tool's answer name `value` as a value of its own (letters and digits compared)?"""
+    try:
+        answer = json.loads(reader.call(HOST, json.dumps({argument: value})))
+    except Exception:  # the service down, an answer that is no JSON: nothing known
+        return False
+    return _plain(value) in {_plain(v) for v in _strings(answer)}
+
+
+def _strings(data: Any) -> list[str]:
+    if isinstance(data, dict):
+        return [s for v in data.values() for s in _strings(v)]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return [data] if isinstance(data, str) else []
+
+
+def _plain(value: str) -> str:
+    return re.sub(r"[\W_]+", "", value).casefold()

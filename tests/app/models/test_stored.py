@@ -1,0 +1,37 @@
+"""What is stored decides the act (app/models/embedded/stored.py): a name given with a code already stored is
+a change of that name, asked of the real device service over loopback; a code not stored is added; a
+service that cannot answer leaves the add as planned. Phrases written for development."""
+
+from __future__ import annotations
+
+from agent.tools import ToolRegistry
+from agent.types import ToolContext
+from app.models.embedded.routing import Router
+from tools import default_tools
+
+
+def _router(url: str) -> Router:
+    registry = ToolRegistry()
+    for tool in default_tools(url):
+        registry.register(tool)
+    return Router(registry)
+
+
+def test_a_name_for_a_stored_code_is_a_change_of_it(device_service):
+    router = _router(f"{device_service.url}/api/models")
+    add = router.registry.get("add_device_model")
+    add.call(ToolContext(user_id="root"), '{"model": "PKX-110", "createdBy": "root"}')
+    plan = router.plan("PKX110 的英文名是 Find X9")  # stored as PKX110 whatever the hyphen
+    assert (plan.tool, plan.effect, plan.calls) == (
+        "update_market_name",
+        "destructive",
+        ({"model": "PKX110", "marketNameEn": "Find X9"},),
+    )
+    plan = router.plan("PKX111 的英文名是 Find X9")  # not stored: an add, as before
+    assert (plan.tool, plan.calls) == ("add_device_model", ({"model": "PKX111", "marketNameEn": "Find X9"},))
+    assert router.plan("add PKX110").tool == "add_device_model"  # nothing to change: the add says it is there
+
+
+def test_a_service_that_cannot_answer_leaves_the_add():
+    plan = _router("http://127.0.0.1:9/api/models").plan("PKX110 的英文名是 Find X9")
+    assert (plan.tool, plan.calls) == ("add_device_model", ({"model": "PKX110", "marketNameEn": "Find X9"},))
