@@ -158,6 +158,12 @@ def effect_asked(text: str) -> str:
     return "read"
 
 
+def writes(text: str) -> bool:
+    """Does the message hold a word of writing the person asks for (not a code only proposed for adding)?"""
+    words = asked(_without_names(text), WRITE, ADDS)
+    return bool(WRITE.search(words) or ADDS.search(words))
+
+
 def _without_names(text: str) -> str:
     for name in names(text):
         text = text.replace(name, " ")

@@ -92,7 +92,7 @@ class Router:
         """The plan of the whole message: a stored code's new name is a change (stored.py), and the
         message's other requests are planned beside it (several.py)."""
         plan = self._plan(typed)
-        plan = replace(plan, **changed(plan.tool, plan.calls, self.registry))
+        plan = replace(plan, **changed(plan.tool, plan.calls, self.registry, not reading.writes(typed)))
         return replace(plan, also=beside(plan, typed, self._plan))
 
     def _plan(self, typed: str) -> Plan:

@@ -1,5 +1,6 @@
 """What is stored decides the act: a write of a value that is stored already, with values for the tool that
-changes it ("PKX110 的英文名是 Find X9", PKX110 on record), is that change, proposed and confirmed as one.
+changes it ("PKX110 的英文名是 Find X9", PKX110 on record), is that change, proposed and confirmed as one;
+a code only proposed for adding (no word of writing) that is stored already is looked up instead.
 
 Which read tool says whether a value is stored, and which tool changes it then, are the demo's data of the
 writing tool (`facts.py`: stored_by, when_stored). The host asks the read tool itself, before it proposes
@@ -20,20 +21,29 @@ HOST = ToolContext(user_id="host")
 Calls = tuple[dict[str, Any], ...]
 
 
-def changed(tool: str, calls: Calls, registry: ToolRegistry) -> dict[str, Any]:
-    """What becomes of a plan of `calls` of `tool` (its fields to replace): the change of what it would
-    write, when every value it writes is stored already and each call gives the changing tool something to
-    change; else nothing."""
+def changed(tool: str, calls: Calls, registry: ToolRegistry, proposed: bool = False) -> dict[str, Any]:
+    """What becomes of a plan of `calls` of `tool` (its fields to replace), when every value it would write
+    is stored already: the change, where each call gives the changing tool something to change; a look-up,
+    where the write was only proposed (a code with no word of writing: "X 呢？") and gives nothing more;
+    else nothing."""
     known = facts(tool)
     reader, changer = registry.get(known.stored_by[0]), registry.get(known.when_stored)
     if not calls or reader is None or changer is None:
         return {}
-    key = next(iter(calls[0]), "")
+    key, argument = next(iter(calls[0]), ""), known.stored_by[1]
     takes = set(changer.parameters.get("properties", {})) - set(changer.injected) - {key}
     changes = tuple({key: call[key], **{k: v for k, v in call.items() if k in takes}} for call in calls)
-    stored = [len(change) > 1 and _stored(reader, known.stored_by[1], str(change[key])) for change in changes]
-    if not all(stored):
+    bare = all(len(change) == 1 for change in changes)
+    if not (bare and proposed or all(len(change) > 1 for change in changes)):
         return {}
+    if not all(_stored(reader, argument, str(change[key])) for change in changes):
+        return {}
+    if bare:
+        return {
+            "tool": reader.name,
+            "effect": reader.effect,
+            "calls": tuple({argument: c[key]} for c in changes),
+        }
     return {"tool": changer.name, "effect": changer.effect, "calls": changes}
 
 

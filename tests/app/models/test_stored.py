@@ -35,3 +35,13 @@ def test_a_name_for_a_stored_code_is_a_change_of_it(device_service):
 def test_a_service_that_cannot_answer_leaves_the_add():
     plan = _router("http://127.0.0.1:9/api/models").plan("PKX110 的英文名是 Find X9")
     assert (plan.tool, plan.calls) == ("add_device_model", ({"model": "PKX110", "marketNameEn": "Find X9"},))
+
+
+def test_a_stored_code_only_proposed_is_looked_up(device_service):
+    router = _router(f"{device_service.url}/api/models")
+    add = router.registry.get("add_device_model")
+    add.call(ToolContext(user_id="root"), '{"model": "PKX110", "createdBy": "root"}')
+    plan = router.plan("PKX110 呢")  # a code, no word of writing, stored already: look it up
+    assert (plan.tool, plan.effect, plan.calls) == ("query_device_model", "read", ({"keyword": "PKX110"},))
+    assert router.plan("PKX111 呢").tool == "add_device_model"  # not stored: proposed for adding
+    assert router.plan("把 PKX110 加上").tool == "add_device_model"  # asked for: the add says it is there
