@@ -34,7 +34,7 @@ def in_own_verb(text: str, tool: FunctionTool) -> bool:
 
 def names_what_it_does(text: str, tool: FunctionTool) -> bool:
     """Does the request name what the tool does, by a word of `cues.yaml`'s `cannot` (the weather, a
-    search) that the tool's own texts hold? ("天气怎么样？" names the tool described as 查询…天气.)"""
+    search) that the tool's own texts hold? ("how is the weather?" names the tool described as 查询…天气.)"""
     own = texts(tool).casefold()
     return any(word.casefold() in own for word in reading.cannot_said(text))
 

@@ -140,7 +140,7 @@ class Router:
             missing = _missing(tool, values, text)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
-            if effect != "read" or names_what_it_does(text, tool):  # "天气怎么样？": which city?
+            if effect != "read" or names_what_it_does(text, tool):  # "how is the weather?": which city?
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
         return None
 

@@ -1,4 +1,4 @@
-"""Several requests in one message ("北京现在几点？顺便算一下 (12+30)*7"): each part, split where the person
+"""Several requests in one message ("奥斯陆几点了？顺便算一下 (12+30)*7"): each part, split where the person
 joins one request to another (顺便, 另外, also, and then), is planned alone; the parts that call another tool
 than the whole message's plan are planned beside it, so that the answer covers the whole request.
 """

@@ -1,5 +1,5 @@
 """What is stored decides the act: a write of a value that is stored already, with values for the tool that
-changes it ("PKX110 的英文名是 Find X9", PKX110 on record), is that change, proposed and confirmed as one;
+changes it ("PKX110 is the Find X9", PKX110 on record), is that change, proposed and confirmed as one;
 a code only proposed for adding (no word of writing) that is stored already is looked up instead.
 
 Which read tool says whether a value is stored, and which tool changes it then, are the demo's data of the
