@@ -9,7 +9,6 @@ is found only with its user's id: another person's is a 404.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 import uuid
@@ -23,6 +22,7 @@ from app.serve.approvals import Approval
 from app.serve.errors import Busy, NotFound
 from app.serve.fence import HELD, Lease, hold
 from app.serve.fence import write as fenced
+from app.serve.keyed import keyed_id, run_id, signed
 from app.serve.leases import leased, taking
 from app.serve.limits import ServeLimits
 from plumbing.sql import Cursor, Database
@@ -68,15 +68,20 @@ class ConversationStore:
         self.db, self.clock = db, clock
         self.leased = f"{leased(db)} AS leased"
 
-    def begin(self, user: str, where: Where, owner: str, limits: ServeLimits) -> Conversation:
+    def begin(
+        self, user: str, where: Where, owner: str, limits: ServeLimits, key_hash: str | None = None
+    ) -> Conversation:
         """Admit a turn under the user's limits and lease its conversation to `owner` (created if new); a
-        run that is running already is not run twice: the conversation says it is `following` it."""
+        run that is running already is not run twice: the conversation says it is `following` it. With
+        `key_hash`, the key that signed the request must be the user's and active (else Unauthorized)."""
         now = self.clock()
         with self.db.transaction() as db:
+            if key_hash is not None:
+                signed(db, user, key_hash)
             limits.count(db, user, now)
-            keyed = _keyed_id(db, user, where.run_key) if where.thread_id is None else None
+            keyed = keyed_id(db, user, where.run_key) if where.thread_id is None else None
             row = self._find(db, user, where, keyed) or self._create(db, user, where, now, keyed)
-            conversation = _conversation(row, user, _run_id(row["id"], where.run_key))
+            conversation = _conversation(row, user, run_id(row["id"], where.run_key))
             if row["leased"]:
                 if where.run_key is not None and row["run_id"] == conversation.run_id:
                     return replace(conversation, following=True)  # the same run, sent again
@@ -121,7 +126,7 @@ class ConversationStore:
         """The thread a client's message id names when the message names no conversation (an A2A task's
         first message): the same for every re-send of it, on any server, and another person's is another."""
         with self.db.reading() as db:
-            return "a2a_" + (_keyed_id(db, user, message_id) or "").removeprefix("conv_")
+            return "a2a_" + (keyed_id(db, user, message_id) or "").removeprefix("conv_")
 
     def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
         """Store one message of the turn's, while its execution holds the lease (fence.py)."""
@@ -216,24 +221,6 @@ class ConversationStore:
         )
 
 
-def _conversation(row: Any, user: str, run_id: str) -> Conversation:
+def _conversation(row: Any, user: str, run: str) -> Conversation:
     pending = Approval.from_json(row["pending"])
-    return Conversation(row["id"], user, run_id, 0, row["run_id"], row["state"], row["answer"], pending)
-
-
-def _keyed_id(db: Cursor, user: str, run_key: str | None) -> str | None:
-    """The id of the conversation a client's idempotency key started (the same for its retries), under the
-    person's current key: a name given a new key never meets the conversations of its old one."""
-    if not run_key:
-        return None
-    key = db.execute("SELECT created_at FROM api_keys WHERE name = ?", (user,)).fetchone()
-    made = repr(float(key["created_at"])) if key else ""
-    return "conv_" + hashlib.sha256(f"{user}\n{made}\n{run_key}".encode()).hexdigest()[:32]
-
-
-def _run_id(conversation_id: str, run_key: str | None) -> str:
-    """A turn's run id: from the client's key (a retry gets the same one, so its calls get the same
-    idempotency keys), else new. Never the client's text itself: keys of two users never meet."""
-    if run_key is None:
-        return uuid.uuid4().hex[:16]
-    return hashlib.sha256(f"{conversation_id}\n{run_key}".encode()).hexdigest()[:16]
+    return Conversation(row["id"], user, run, 0, row["run_id"], row["state"], row["answer"], pending)

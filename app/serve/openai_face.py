@@ -24,7 +24,7 @@ from app.serve.conversations import Where
 from app.serve.errors import AfterCalls, Cancelled, RequestError, describe, error_body
 from app.serve.events import CallAnswered, CallMade, Event, Failed, Finished, Started, Text
 from app.serve.history import content_text, from_client
-from app.serve.service import Service, service, signed_in
+from app.serve.service import Service, Signed, service, signed_for_turn, signed_in
 from app.serve.streams import EventStream, gather, start_turn
 from app.serve.turns import TurnRequest
 
@@ -61,12 +61,12 @@ async def models(user: Annotated[str, Depends(signed_in)]) -> dict[str, Any]:
 async def chat_completions(
     body: ChatRequest,
     request: Request,
-    user: Annotated[str, Depends(signed_in)],
+    signed: Annotated[Signed, Depends(signed_for_turn)],
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> Any:
     served: Service = service(request)
     bridge, started = await start_turn(
-        served.turns, served.threads, turn_request(body, user, idempotency_key)
+        served.turns, served.threads, turn_request(body, signed, idempotency_key)
     )
     if body.stream:
         usage = bool((body.stream_options or {}).get("include_usage"))
@@ -81,7 +81,7 @@ async def chat_completions(
     return completion(events)
 
 
-def turn_request(body: ChatRequest, user: str, idempotency_key: str | None) -> TurnRequest:
+def turn_request(body: ChatRequest, signed: Signed, idempotency_key: str | None) -> TurnRequest:
     if body.tools or body.functions or body.tool_choice not in (None, "auto", "none"):
         raise RequestError(
             "this agent runs its own tools; a request may not bring tools (tools, functions, tool_choice)",
@@ -97,7 +97,7 @@ def turn_request(body: ChatRequest, user: str, idempotency_key: str | None) -> T
     history = from_client(body.messages[:-1]) if body.conversation_id is None else []
     where = Where(conversation_id=body.conversation_id, run_key=idempotency_key)
     approval = (body.approval.id, body.approval.approved) if body.approval else None
-    return TurnRequest(user, message, where, history, approval)
+    return TurnRequest(signed.user, message, where, history, approval, key_hash=signed.key_hash)
 
 
 def completion(events: list[Event]) -> dict[str, Any]:

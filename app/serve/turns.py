@@ -46,6 +46,7 @@ class TurnRequest:
     approval: tuple[str, bool] | None = None  # (approval id, approved?): an explicit answer (AG-UI resume)
     # may `message` answer the approval that waits ("yes")? Not where answers name their approval (A2A)
     answers_in_words: bool = True
+    key_hash: str | None = None  # the key that signed it, checked again as it is admitted (not kept)
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ class Turns:
         try:
             if conversation.last_state == "new" and request.history:  # kept before the turn runs
                 conversation = self.store.keep(conversation, request.history)
-            self.runner(Admitted(replace(request, history=[]), conversation), bridge)
+            self.runner(Admitted(replace(request, history=[], key_hash=None), conversation), bridge)
         except Exception as e:  # it did not start: the lease is given back
             self.store.finish(conversation, "failed", None, None)
             bridge.put(Failed(e))
@@ -110,7 +111,9 @@ class Turns:
         told = False
         for _ in range(3):
             try:
-                conversation = self.store.begin(request.user, request.where, self.owner, self.limits)
+                conversation = self.store.begin(
+                    request.user, request.where, self.owner, self.limits, request.key_hash
+                )
             except Exception as e:
                 bridge.put(Failed(e))
                 return None, told

@@ -257,6 +257,21 @@ def test_revoking_a_key_stops_its_running_turn_before_its_next_step(fake_llm, tm
     assert runs(tmp_path) == 0
 
 
+def test_a_key_revoked_after_it_signed_a_turn_starts_no_other(fake_llm, tmp_path, database):
+    """The worker remembers the keys that signed its turns; the next turn's admission looks the key up
+    again, and a revoked one starts nothing."""
+    fake_llm.add(text("First."), text("Second."))
+    with servers(tmp_path, fake_llm, database, "a") as [a]:
+        key = a.key("alice")
+        assert ask(a, key, "hello").result(90).choices[0].message.content == "First."
+        assert run_main("keys", "revoke", "alice", env=a.env, cwd=a.cwd).returncode == 0
+        with pytest.raises(openai.AuthenticationError) as refused:
+            ask(a, key, "again").result(90)
+        assert refused.value.code == "invalid_api_key"
+        assert len(fake_llm.requests) == 1
+        assert state(a) == [("done",)], "the second turn was admitted"
+
+
 def test_a_name_with_a_new_key_never_meets_its_old_keys_conversations(fake_llm, tmp_path, database):
     fake_llm.add(text("First."), text("Second."))
     with servers(tmp_path, fake_llm, database, "a") as [a]:
