@@ -21,14 +21,15 @@ from langchain_core.messages import BaseMessage, messages_from_dict, messages_to
 from app.serve.approvals import Approval
 from app.serve.errors import Busy, NotFound
 from app.serve.fence import HELD, Lease, hold
-from app.serve.fence import write as fenced
+from app.serve.fence import insert as fenced
 from app.serve.keyed import keyed_id, run_id, signed
 from app.serve.leases import leased, taking
 from app.serve.limits import ServeLimits
 from plumbing.sql import Cursor, Database
 
 COLUMNS = "id, user_id, run_id, state, answer, pending"
-INSERT_MESSAGE = "INSERT INTO messages (conversation_id, seq, run_id, message) VALUES (?, ?, ?, ?)"
+MESSAGES = "messages (conversation_id, seq, run_id, message)"
+INSERT_MESSAGE = f"INSERT INTO {MESSAGES} VALUES (?, ?, ?, ?)"
 NEW = {"run_id": None, "state": "new", "answer": None, "pending": None, "leased": 0}  # a new one, as found
 
 
@@ -131,7 +132,7 @@ class ConversationStore:
     def append(self, conversation: Conversation, seq: int, message: BaseMessage) -> None:
         """Store one message of the turn's, while its execution holds the lease (fence.py)."""
         body = json.dumps(messages_to_dict([message])[0], ensure_ascii=False)
-        fenced(self.db, conversation.lease, INSERT_MESSAGE, (conversation.id, seq, conversation.run_id, body))
+        fenced(self.db, conversation.lease, MESSAGES, (conversation.id, seq, conversation.run_id, body))
 
     def keep(self, conversation: Conversation, messages: list[BaseMessage]) -> Conversation:
         """Store a new conversation's history from the client, before its first turn runs (no turn's: not
@@ -203,10 +204,9 @@ class ConversationStore:
     def starting(self, conversation: Conversation, call_id: str) -> bool:
         """Mark a call of the turn as started, while its execution holds the lease; False when it was
         marked already (it started before)."""
-        mark = (
-            "INSERT INTO started_calls (run_id, call_id, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
-        )
-        return fenced(self.db, conversation.lease, mark, (conversation.run_id, call_id, self.clock())) > 0
+        mark = (conversation.run_id, call_id, self.clock())
+        into = "started_calls (run_id, call_id, started_at)"
+        return fenced(self.db, conversation.lease, into, mark, "ON CONFLICT DO NOTHING") > 0
 
     def finish(
         self, conversation: Conversation, state: str, answer: str | None, pending: Approval | None
