@@ -77,10 +77,9 @@ class ConversationStore:
         `key_hash`, the key that signed the request must be the user's and active (else Unauthorized)."""
         now = self.clock()
         with self.db.transaction() as db:
-            if key_hash is not None:
-                signed(db, user, key_hash)
+            made = signed(db, user, key_hash) if key_hash is not None else None
             limits.count(db, user, now)
-            keyed = keyed_id(db, user, where.run_key) if where.thread_id is None else None
+            keyed = keyed_id(db, user, where.run_key, made) if where.thread_id is None else None
             row = self._find(db, user, where, keyed) or self._create(db, user, where, now, keyed)
             conversation = _conversation(row, user, run_id(row["id"], where.run_key))
             if row["leased"]:

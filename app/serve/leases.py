@@ -93,7 +93,13 @@ def process(pid: int | None = None) -> str:
 
 def holder() -> str:
     """This process, as a lease names it: `pid:start@machine`."""
-    return f"{process()}@{machine()}"
+    return _holder(os.getpid())
+
+
+@cache
+def _holder(pid: int) -> str:
+    """`holder()` of process `pid`, read once (a worker forked from another reads its own)."""
+    return f"{process(pid)}@{machine()}"
 
 
 def gone(held_by: str | None) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.guards import safe
@@ -78,7 +79,7 @@ async def chat_completions(
     elif isinstance(done, Failed):
         made_calls = any(isinstance(event, CallMade) for event in events)
         raise AfterCalls(done.error) if made_calls else done.error
-    return completion(events)
+    return JSONResponse(completion(events))  # JSON as it is: FastAPI's encoder would walk it again
 
 
 def turn_request(body: ChatRequest, signed: Signed, idempotency_key: str | None) -> TurnRequest:
