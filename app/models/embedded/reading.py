@@ -140,10 +140,10 @@ def effect_asked(text: str) -> str:
         return "read"  # a sum: "by what percentage did it drop" removes nothing
     question = bool(ASKS_HOW_THINGS_ARE.search(text))
     request = bool(REQUEST.search(text)) or _starts_with_verb(text)
-    words = asked(_without_names(text), WRITE, ADDS)  # "OPPO Find X8" finds nothing; "别录" asks nothing
-    acts = asked(text, REMOVE, CHANGE)
-    if none_asked(_without_names(text), WRITE, ADDS, REMOVE, CHANGE):
+    unnamed = _without_names(text)  # "OPPO Find X8" finds nothing
+    if none_asked(unnamed, WRITE, ADDS, REMOVE, CHANGE):
         return "read"  # "先别录 X", "I added X last week": no act asked for, whatever the code
+    words, acts = _writing(unnamed), asked(text, REMOVE, CHANGE)
     write, look = WRITE.search(words), READ.search(words)
     adds = write or ADDS.search(words)  # a bare 加 (a sum's too) beside a name adds
     changes = CHANGE.search(acts) or (CORRECTION.search(text) and not adds)
@@ -160,8 +160,13 @@ def effect_asked(text: str) -> str:
 
 def writes(text: str) -> bool:
     """Does the message hold a word of writing the person asks for (not a code only proposed for adding)?"""
-    words = asked(_without_names(text), WRITE, ADDS)
+    words = _writing(_without_names(text))
     return bool(WRITE.search(words) or ADDS.search(words))
+
+
+def _writing(text: str) -> str:
+    """`text` with its words of writing that the person denies or tells as done blanked ("别录")."""
+    return asked(text, WRITE, ADDS)
 
 
 def _without_names(text: str) -> str:
