@@ -20,6 +20,7 @@ from agent.guards import model_schema
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
 from app.models.embedded import reading, spans, spelling
+from app.models.embedded.aliases import aliases
 from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.facts import UNSET, facts
@@ -54,6 +55,7 @@ def values_for(
         "names": named,
         "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)],
         "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
+        "runs": [r for r in runs(_without(rest, named)) if identifier(r)],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
         "spans": lambda: (meant() if callable(meant) else meant) and reading.asks_or_requests(text),
     }
@@ -82,12 +84,15 @@ def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> d
     return values
 
 
-def enum_mentions(text: str, listed: list[str]) -> list[str]:
-    """The values of `listed` that `text` names, as listed or by a word for one (`cues.yaml`'s units),
-    each once, in the order they stand; a longer word first ("美元" is no "元")."""
-    words = {v.casefold(): v for v in listed} | {
-        w.casefold(): v for v in listed for w in spelling.cues().get("units", {}).get(v, ())
-    }
+def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = None) -> list[str]:
+    """The values of `listed` that `text` names, as listed, by a word the tool's texts give for one
+    (`own`, aliases.py) or by a common word for one (`cues.yaml`'s units), each once, in the order they
+    stand; a longer word first ("美元" is no "元")."""
+    words = (
+        {v.casefold(): v for v in listed}
+        | {w.casefold(): v for v in listed for w in spelling.cues().get("units", {}).get(v, ())}
+        | {w: v for w, v in (own or {}).items() if v in listed}
+    )
     pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     found = re.finditer(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", text, re.IGNORECASE) if words else ()
     return list(dict.fromkeys(words[m[0].casefold()] for m in found))
@@ -102,7 +107,7 @@ def _values(
     name: str, spec: dict[str, Any], tool: FunctionTool, text: str, labelled: dict[str, str], found: dict
 ) -> list[str]:
     if spec.get("enum"):  # named as listed, or by a word for it (cues.yaml's units), in the order said
-        return enum_mentions(text, [v for v in spec["enum"] if isinstance(v, str)])
+        return enum_mentions(text, [v for v in spec["enum"] if isinstance(v, str)], aliases(tool, name))
     listed = [*(spec.get("enum") or []), *(spec.get("examples") or [])]
     if listed:
         return [v for v in listed if isinstance(v, str) and mentions(text, v)]
@@ -112,9 +117,14 @@ def _values(
         return found["amounts"].get(name, [])
     if spec.get("format") == "date":  # a date only as written, in the form the schema names
         return [v for v in DATE.findall(text) if _fits(v, spec)]
-    if spec.get("pattern"):  # a code, a sum, or a word the pattern fits whole ("NVDA", a ticker)
+    if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole
         words = [w for w in found["words"] if _whole(w, spec["pattern"])]
         fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if _fits(v, spec)]
+        for written in ([], found["runs"], joined(text)):  # "blp881" for capitals; "IT LT 00877"
+            said = [form for w in written for form in (w, w.upper())]
+            fitting = fitting or [w for w in said if _fits(w, spec) and _whole(w, spec["pattern"])]
+        if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
+            fitting = [v for v in fitting if re.search("[0-9]", v)]
         return list(dict.fromkeys(fitting))
     if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name, else a span
         free = [c for c in found["codes"] if c not in found["claimed"]]
@@ -133,6 +143,34 @@ def _words(text: str, properties: dict[str, Any]) -> list[str]:
     listed = {str(v).casefold() for spec in properties.values() for v in spec.get("enum") or ()}
     found = re.findall(r"[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z]", text)
     return [w for w in found if w.casefold() not in listed and tokens(w)]  # "I" is no ticker
+
+
+def runs(text: str) -> list[str]:
+    """Runs of letters and figures as written ("IT-LT-00421", "861234050112347", "lcm2581-01", "20:00")."""
+    return re.findall(r"[A-Za-z0-9]+(?:[-_.:][A-Za-z0-9]+)*", text)
+
+
+def joined(text: str) -> list[str]:
+    """Runs written apart, joined as one identifier ("8697 3104 5902 216", "IT LT 00877", "cmp 2612 02"):
+    two to four runs in a row, one space or dash between them, with no dash and with dashes."""
+    parts = re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", text)
+    found = []
+    for i in (i for i, part in enumerate(parts) if part[0].isalnum()):
+        group = [parts[i]]
+        for j in range(i + 1, min(len(parts), i + 8)):
+            if j % 2 != i % 2 and parts[j] not in (" ", "-"):
+                break
+            group.append(parts[j])
+            if len(group) >= 3 and j % 2 == i % 2:
+                words = group[::2]
+                found += ["".join(words), "-".join(words)]
+    return [f for f in found if identifier(f)]
+
+
+def identifier(run: str) -> bool:
+    """Could the run be an identifier: letters with figures ("sz-db-02"), or six figures or more (an
+    IMEI), not a number of a sum ("50")?"""
+    return bool(re.search("[0-9]", run)) and (bool(re.search("[A-Za-z]", run)) or len(run) >= 6)
 
 
 def _whole(word: str, pattern: str) -> bool:

@@ -35,6 +35,7 @@ from app.models.embedded.several import beside
 from app.models.embedded.small_talk import small_talk
 from app.models.embedded.stored import changed
 from app.models.embedded.values import codes
+from app.models.embedded.written import requested
 
 Arguments = dict[str, Any]
 # the words a request is read for, however typed (spelling.py): the reader's, the names of the market-name
@@ -98,6 +99,8 @@ class Router:
     def _plan(self, typed: str) -> Plan:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)
         effect = _effect(text, self.registry)
+        offered_ = [t for t in self.registry.tools() if offered(t)]
+        effect = "write" if effect == "read" and requested(text, offered_) else effect  # "开个单"
         about_us = self._about_us(text, effect)
         if about_us:
             return Plan(lang, about_us, effect)
@@ -105,7 +108,6 @@ class Router:
         asked = effect == "read" and (reading.asks_or_requests(text) or commanded(text, self.registry))
         if asked and unserved(text, fitting):  # a search, a poem: no registered tool's words name it
             return Plan(lang, "offtopic", effect)
-        offered_ = [t for t in self.registry.tools() if offered(t)]
         if effect == "write" and not reading.WRITE.search(text) and unserved(text, offered_):
             return Plan(lang, "offtopic", effect)  # "翻译：电池 5000mAh": a translation, not codes to add
         sure = any(in_own_verb(text, t) for t in fitting)  # "预订会议室 B202": the booking tool's own verb

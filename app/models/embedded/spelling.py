@@ -48,7 +48,7 @@ def _spelled_out(text: str) -> str:
     spelled = cues()["spelled"]
     short = "|".join(re.escape(form) for form in sorted(spelled, key=len, reverse=True))
     return re.sub(
-        rf"(?<![A-Za-z0-9'])(?:{short})(?![A-Za-z0-9'])",
+        rf"(?<![A-Za-z0-9'_.-])(?:{short})(?![A-Za-z0-9'_-])",  # not within "sz-db-02"
         lambda m: spelled.get(m[0].lower(), m[0]),
         text,
         flags=re.IGNORECASE,

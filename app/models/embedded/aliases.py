@@ -1,0 +1,96 @@
+"""Aliases: the words a tool's own texts give for each value of an enum, as developers write them beside it
+("main=总仓", "屏碎/换屏=screen", "drop 跌落", "lbs、磅 → lb", "urgent 加急/急单"), so that a request naming
+one ("高新店有货没") gives the listed value. Read from what the registry holds: the parameter's description
+and the tool's.
+
+A text is cut into clauses at commas, semicolons, stops and brackets; a clause that names exactly one of the
+enum's values, as a word of its own, maps the rest of its words onto it ("刀/美金/美元 = USD"); a clause
+that names two or more of them lists them ("重量 kg/g/lb/oz") and maps nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from agent.tools import FunctionTool
+
+_ENDS = "，,；;。\n"
+_OPEN, _CLOSE = "（(【[", "）)】]"
+_SPLIT = re.compile(r"\s*(?:[/|、]|=|→|->|:|：|\bor\b|或)\s*|\s+")
+_LABEL = re.compile(r"^[^:：]*[:：](?=[^:：]*$)")
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+_NOISE = {"", "=", "e.g", "eg", "例如", "比如", "默认", "可选", "即", "是", "指", "the", "a", "an", "is"}
+
+
+def aliases(tool: FunctionTool, name: str) -> dict[str, str]:
+    """word (case folded) -> the enum value of argument `name` it stands for, by the tool's own texts."""
+    spec = tool.parameters.get("properties", {}).get(name, {})
+    listed = tuple(str(v) for v in spec.get("enum") or () if isinstance(v, str))
+    if not listed:
+        return {}
+    own = dict(_mapped(str(spec.get("description", "")), listed))
+    found = {word: value for word, value in _mapped(tool.description, listed) if word not in own} | own
+    return _shortened(found) | found
+
+
+def _shortened(found: dict[str, str]) -> dict[str, str]:
+    """A Chinese alias of three characters or more, also by its first two or more ("春熙路店": 春熙路,
+    春熙), where no alias of another value begins so."""
+    heads: dict[str, set[str]] = {}
+    for word, value in found.items():
+        for end in range(2, len(word) + 1):
+            heads.setdefault(word[:end], set()).add(value)
+    return {
+        word[:end]: value
+        for word, value in found.items()
+        if _CJK.fullmatch(word)
+        for end in range(2, len(word))
+        if heads[word[:end]] == {value} and word[:end] not in found
+    }
+
+
+@cache
+def _mapped(text: str, listed: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(word, value) for each word a clause of `text` gives one listed value (the first clause wins)."""
+    named = {v.casefold(): v for v in listed}
+    found: dict[str, str] = {}
+    for clause in _clauses(text):
+        clause = _LABEL.sub("", clause)  # "测试类型：drop 跌落": the label is no alias
+        words = [w.strip(" '\"“”‘’`*") for w in _SPLIT.split(clause.strip())]
+        values = {named[w.casefold()] for w in words if w.casefold() in named}
+        if len(values) != 1:
+            continue
+        (value,) = values
+        for word in words:
+            for alias in _forms(word):
+                if alias.casefold() not in named and alias.casefold() not in _NOISE:
+                    found.setdefault(alias.casefold(), value)
+    return tuple(found.items())
+
+
+def _clauses(text: str) -> list[str]:
+    """`text` cut at commas, semicolons and stops outside brackets; a bracket's words stay with the value
+    before it ("hardware 硬件（电脑、屏幕、键盘）"), as words of their own."""
+    clauses: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for i, char in enumerate(text):
+        depth += (char in _OPEN) - (char in _CLOSE and depth > 0)
+        stop = char == "." and text[i + 1 : i + 2] in ("", " ")  # "= xiaohongshu. This only…"
+        if (char in _ENDS or stop) and depth == 0:
+            clauses.append("".join(current))
+            current = []
+        else:
+            current.append(" " if char in _OPEN + _CLOSE else char)
+    return [*clauses, "".join(current)]
+
+
+def _forms(word: str) -> list[str]:
+    """A word as an alias: itself, or its Chinese when it mixes Chinese with figures ("常温25℃": 常温)."""
+    if not word or word.isdigit():
+        return []
+    chinese = _CJK.findall(word)
+    if chinese and chinese != [word]:
+        return [c for c in chinese if len(c) > 1]
+    return [word]
