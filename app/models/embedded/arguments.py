@@ -23,7 +23,7 @@ from app.models.embedded import reading, spans, spelling
 from app.models.embedded.aliases import aliases
 from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
-from app.models.embedded.facts import UNSET, facts
+from app.models.embedded.facts import NONE, UNSET, facts
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
 
 DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
@@ -55,7 +55,7 @@ def values_for(
         "names": named,
         "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)],
         "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
-        "runs": [r for r in runs(_without(rest, named)) if identifier(r)],
+        "runs": [r for r in [*runs(_without(rest, named)), *named] if re.search("[0-9]", r) and " " not in r],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
         "spans": lambda: (meant() if callable(meant) else meant) and reading.asks_or_requests(text),
     }
@@ -120,7 +120,8 @@ def _values(
     if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole
         words = [w for w in found["words"] if _whole(w, spec["pattern"])]
         fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if _fits(v, spec)]
-        for written in ([], found["runs"], joined(text)):  # "blp881" for capitals; "IT LT 00877"
+        alone = facts(tool.name) == NONE  # a tool read from its schema alone: its identifiers as typed
+        for written in ([], found["runs"], joined(text)) if alone else ():  # "blp881"; "IT LT 00877"
             said = [form for w in written for form in (w, w.upper())]
             fitting = fitting or [w for w in said if _fits(w, spec) and _whole(w, spec["pattern"])]
         if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
@@ -130,7 +131,7 @@ def _values(
         free = [c for c in found["codes"] if c not in found["claimed"]]
         if found["codes"] or found["names"]:
             return [v for v in free or found["names"] if _fits(v, spec)]
-        if found["spans"]():  # a remark names no value
+        if name in tool.parameters.get("required", []) and found["spans"]():  # a remark names none
             return [
                 v for v in spans.value(text, _own(tool), str(spec.get("description", name))) if _fits(v, spec)
             ]

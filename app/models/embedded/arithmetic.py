@@ -58,11 +58,18 @@ _COUPON = re.compile(
 )
 
 
+# dashes and colons that join no sum: a date, a time of day, an identifier with letters ("sz-db-02")
+_NO_SUM = re.compile(
+    r"(?<![\d-])\d{4}-\d{1,2}-\d{1,2}(?![\d-])|(?<![\d:])\d{1,2}:\d{2}(?![\d:])|"
+    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+"
+)
+
+
 def arithmetic(text: str) -> str | None:
     """The arithmetic the words ask for as an expression of digits and signs, or None: a change in percent
     (`rate`), an even split (`split`), operator words and signs, shares and discounts (`PERCENT_WORDS`)
     less a coupon, and prices times quantities (`priced`). Signs and digits of any width ("１２＋３０")."""
-    text = unicodedata.normalize("NFKC", text)
+    text = _NO_SUM.sub(" ", unicodedata.normalize("NFKC", text))  # "2026-12-18", "CMP-2610-11"
     found = rate(text) or split(text) or _read(text)
     return found and _less_coupon(text, found)
 

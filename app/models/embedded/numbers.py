@@ -39,8 +39,8 @@ def numbers_at(text: str) -> list[tuple[int, int, str]]:
 
 
 def chinese(numeral: str) -> int:
-    """A Chinese numeral's value: with units ("两千五百" 2500, "十二" 12, "三万" 30000), or digit by
-    digit when it has none ("二零二六" 2026)."""
+    """A Chinese numeral's value: with units ("两千五百" 2500, "十二" 12, "三万" 30000, "一千二" 1200), or
+    digit by digit when it has none ("二零二六" 2026)."""
     if not any(ch in _UNIT or ch == "万" for ch in numeral):
         return int("".join(str(_DIGIT[ch]) for ch in numeral))
     total = section = 0
@@ -54,7 +54,8 @@ def chinese(numeral: str) -> int:
         else:  # 万
             total += (section + (digit or 0)) * 10000
             section, digit = 0, None
-    return total + section + (digit or 0)
+    last = {"百": 10, "千": 100, "万": 1000}.get(numeral[-2:-1], 1) if len(numeral) > 1 else 1
+    return total + section + (digit or 0) * last  # "一千二" is 1200, "三万五" 35000, as people say them
 
 
 def typed(value: str, schema_type: str) -> int | float | str:

@@ -240,4 +240,6 @@ def _cannot() -> re.Pattern[str]:
     words = sorted(spelling.cues()["cannot"], key=len, reverse=True)
     latin = "|".join(re.escape(w) for w in words if not CJK.search(w))
     chinese = "|".join(re.escape(w) for w in words if CJK.search(w))
-    return re.compile(rf"{chinese}|(?<![A-Za-z])(?:{latin})(?![A-Za-z])", re.IGNORECASE)
+    return re.compile(
+        rf"{chinese}|(?<![A-Za-z0-9-])(?:{latin})(?![A-Za-z0-9-])", re.IGNORECASE
+    )  # not szx-web-03

@@ -137,7 +137,11 @@ class Router:
             values = values_for(tool, text, among, meant)
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
-            if statement and not reading.proposes(text) and strays(tool, text, values) >= STRAYS:
+            if (
+                statement
+                and not (reading.proposes(text) or _patterned(tool, values))
+                and strays(tool, text, values) >= STRAYS
+            ):
                 continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
             missing = _missing(tool, values, text)
             if not missing:
@@ -219,6 +223,12 @@ def _effect(text: str, registry: ToolRegistry) -> str:
 
 def _missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
     return [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values, text)
+
+
+def _patterned(tool: FunctionTool, values: dict[str, list[str]]) -> bool:
+    """Do the words give the tool a value its pattern claims (an identifier of its own: an IMEI)?"""
+    properties = tool.parameters.get("properties", {})
+    return any(found and properties.get(name, {}).get("pattern") for name, found in values.items())
 
 
 def cued(tool: FunctionTool, text: str) -> bool:

@@ -25,6 +25,7 @@ def codes(text: str) -> list[str]:
     market name (`names`: "vivo X100s") are no code."""
     found = []
     text = _brand_names().sub(" ", text)  # a market name, or a brand alone ("OPPO CPH2437")
+    text = re.sub(r"(?<![\w.:])\d{1,2}(?:[.:]\d\d)?\s?[ap]m\b", " ", text, flags=re.IGNORECASE)  # "3pm"
     for run in _CODE_RUN.findall(text):
         for piece in _code_pieces(run):
             plain = re.sub(r"[- ]", "", piece)
