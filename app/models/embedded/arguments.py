@@ -24,6 +24,8 @@ from app.models.embedded.aliases import aliases
 from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.facts import NONE, UNSET, facts
+from app.models.embedded.identifiers import fits as _fits
+from app.models.embedded.identifiers import patterned, quoted, runs
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
 
 DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
@@ -63,7 +65,10 @@ def values_for(
         field = facts(tool.name).named.get("zh" if reading.CJK.search(name) else "en")
         if field and field not in labelled and not any(name in value for value in labelled.values()):
             labelled[field] = name
-    values = {name: _values(name, spec, tool, text, labelled, found) for name, spec in properties.items()}
+    values = {
+        name: _values(name, spec, tool, text, labelled, found, properties)
+        for name, spec in properties.items()
+    }
     if not ranking:
         values = {name: [] if spans.alternatives(text, said) else said for name, said in values.items()}
     return _shared_enums(properties, values)  # one value or another is a question, not two calls
@@ -104,7 +109,13 @@ def _unset(value: str) -> bool:
 
 
 def _values(
-    name: str, spec: dict[str, Any], tool: FunctionTool, text: str, labelled: dict[str, str], found: dict
+    name: str,
+    spec: dict[str, Any],
+    tool: FunctionTool,
+    text: str,
+    labelled: dict[str, str],
+    found: dict,
+    properties: dict[str, Any],
 ) -> list[str]:
     if spec.get("enum"):  # named as listed, or by a word for it (cues.yaml's units), in the order said
         return enum_mentions(text, [v for v in spec["enum"] if isinstance(v, str)], aliases(tool, name))
@@ -118,15 +129,9 @@ def _values(
     if spec.get("format") == "date":  # a date only as written, in the form the schema names
         return [v for v in DATE.findall(text) if _fits(v, spec)]
     if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole
-        words = [w for w in found["words"] if _whole(w, spec["pattern"])]
-        fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if _fits(v, spec)]
-        alone = facts(tool.name) == NONE  # a tool read from its schema alone: its identifiers as typed
-        for written in ([], found["runs"], joined(text)) if alone else ():  # "blp881"; "IT LT 00877"
-            said = [form for w in written for form in (w, w.upper())]
-            fitting = fitting or [w for w in said if _fits(w, spec) and _whole(w, spec["pattern"])]
-        if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
-            fitting = [v for v in fitting if re.search("[0-9]", v)]
-        return list(dict.fromkeys(fitting))
+        return patterned(spec, tool, text, found)
+    if _only_free(spec, tool, properties) and (said := quoted(text)):
+        return said  # "caption 'See you in 2027'": what the person put in quotes
     if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name, else a span
         free = [c for c in found["codes"] if c not in found["claimed"]]
         if found["codes"] or found["names"]:
@@ -146,39 +151,16 @@ def _words(text: str, properties: dict[str, Any]) -> list[str]:
     return [w for w in found if w.casefold() not in listed and tokens(w)]  # "I" is no ticker
 
 
-def runs(text: str) -> list[str]:
-    """Runs of letters and figures as written ("IT-LT-00421", "861234050112347", "lcm2581-01", "20:00")."""
-    return re.findall(r"[A-Za-z0-9]+(?:[-_.:][A-Za-z0-9]+)*", text)
+def _only_free(spec: dict[str, Any], tool: FunctionTool, properties: dict[str, Any]) -> bool:
+    """Is this the one free text of a tool read from its schema alone?"""
+    alone = facts(tool.name) == NONE
+    return _free(spec) and alone and sum(1 for p in properties.values() if _free(p)) == 1
 
 
-def joined(text: str) -> list[str]:
-    """Runs written apart, joined as one identifier ("8697 3104 5902 216", "IT LT 00877", "cmp 2612 02"):
-    two to four runs in a row, one space or dash between them, with no dash and with dashes."""
-    parts = re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", text)
-    found = []
-    for i in (i for i, part in enumerate(parts) if part[0].isalnum()):
-        group = [parts[i]]
-        for j in range(i + 1, min(len(parts), i + 8)):
-            if j % 2 != i % 2 and parts[j] not in (" ", "-"):
-                break
-            group.append(parts[j])
-            if len(group) >= 3 and j % 2 == i % 2:
-                words = group[::2]
-                found += ["".join(words), "-".join(words)]
-    return [f for f in found if identifier(f)]
-
-
-def identifier(run: str) -> bool:
-    """Could the run be an identifier: letters with figures ("sz-db-02"), or six figures or more (an
-    IMEI), not a number of a sum ("50")?"""
-    return bool(re.search("[0-9]", run)) and (bool(re.search("[A-Za-z]", run)) or len(run) >= 6)
-
-
-def _whole(word: str, pattern: str) -> bool:
-    try:
-        return re.fullmatch(pattern, word) is not None
-    except re.error:  # a pattern Python does not read: no word is taken by it
-        return False
+def _free(spec: dict[str, Any]) -> bool:
+    """A free text: a string with no list of values, pattern or format."""
+    listed = spec.get("enum") or spec.get("pattern") or spec.get("format")
+    return spec.get("type") == "string" and not listed
 
 
 def _without(text: str, values: list[str]) -> str:
@@ -235,11 +217,6 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
 def labels(tool: FunctionTool, name: str, spec: dict[str, Any]) -> list[str]:
     titled = [label.strip() for label in str(spec.get("title", "")).split("/") if label.strip()]
     return list(dict.fromkeys([*titled, *facts(tool.name).labels.get(name, ())]))
-
-
-def _fits(value: str, spec: dict[str, Any]) -> bool:
-    pattern, most = spec.get("pattern"), spec.get("maxLength")
-    return (most is None or len(value) <= most) and (pattern is None or re.search(pattern, value) is not None)
 
 
 def mentions(text: str, value: str) -> bool:

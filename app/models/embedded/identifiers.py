@@ -1,0 +1,82 @@
+"""Identifiers: what a person types as an identifier or a quoted text, for a tool read from its schema alone —
+runs of letters and figures as written ("IT-LT-00421", "861234050112347", "20:00"), runs typed apart that
+make one ("8697 3104 5902 216", "IT LT 00877"), and what the person put in quotes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent.tool_selection import tokens
+from agent.tools import FunctionTool
+from app.models.embedded.facts import NONE, facts
+from app.models.embedded.overlap import texts
+
+_QUOTED = re.compile(
+    r"(?:(?<=\s)|^|(?<=[:：,，]))'([^']+)'(?=[\s,，.。!！?？]|$)|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|『([^』]+)』"
+)
+
+
+def quoted(text: str) -> list[str]:
+    """What the person put in quotes ('…', "…", “…”, 「…」), as written."""
+    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+
+
+def runs(text: str) -> list[str]:
+    """Runs of letters and figures as written ("IT-LT-00421", "861234050112347", "lcm2581-01", "20:00")."""
+    return re.findall(r"[A-Za-z0-9]+(?:[-_.:][A-Za-z0-9]+)*", text)
+
+
+def joined(text: str) -> list[str]:
+    """Runs written apart, joined as one identifier ("8697 3104 5902 216", "IT LT 00877", "cmp 2612 02"):
+    two to four runs in a row, one space or dash between them, with no dash and with dashes."""
+    parts = re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", text)
+    found = []
+    for i in (i for i, part in enumerate(parts) if part[0].isalnum()):
+        group = [parts[i]]
+        for j in range(i + 1, min(len(parts), i + 8)):
+            if j % 2 != i % 2 and parts[j] not in (" ", "-"):
+                break
+            group.append(parts[j])
+            if len(group) >= 3 and j % 2 == i % 2:
+                words = group[::2]
+                found += ["".join(words), "-".join(words)]
+    return [f for f in found if identifier(f)]
+
+
+def identifier(run: str) -> bool:
+    """Could the run be an identifier: letters with figures ("sz-db-02"), or six figures or more (an
+    IMEI), not a number of a sum ("50")?"""
+    return bool(re.search("[0-9]", run)) and (bool(re.search("[A-Za-z]", run)) or len(run) >= 6)
+
+
+def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) -> list[str]:
+    """The values a pattern fits: codes, sums and words as written; for a tool read from its schema
+    alone, runs as typed, in capitals, or joined ("blp881", "IT LT 00877"); identifiers first."""
+    words = [w for w in found["words"] if whole(w, spec["pattern"]) and not own_word(w, tool)]
+    fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if fits(v, spec)]
+    alone = facts(tool.name) == NONE
+    for written in ([], found["runs"], joined(text)) if alone else ():
+        said = [form for w in written for form in (w, w.upper())]
+        fitting = fitting or [w for w in said if fits(w, spec) and whole(w, spec["pattern"])]
+    if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
+        fitting = [v for v in fitting if re.search("[0-9]", v)]
+    return list(dict.fromkeys(fitting))
+
+
+def own_word(word: str, tool: FunctionTool) -> bool:
+    """Is `word` one of the tool's own words, typed as a word ("server", of "Get server status"), not as
+    a code in capitals ("MSFT", an example of a ticker)?"""
+    return not word.isupper() and word.casefold() in set(tokens(texts(tool)))
+
+
+def whole(word: str, pattern: str) -> bool:
+    try:
+        return re.fullmatch(pattern, word) is not None
+    except re.error:  # a pattern Python does not read: no word is taken by it
+        return False
+
+
+def fits(value: str, spec: dict[str, Any]) -> bool:
+    pattern, most = spec.get("pattern"), spec.get("maxLength")
+    return (most is None or len(value) <= most) and (pattern is None or re.search(pattern, value) is not None)
