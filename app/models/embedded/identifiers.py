@@ -24,7 +24,7 @@ def quoted(text: str) -> list[str]:
 
 def runs(text: str) -> list[str]:
     """Runs of letters and figures as written ("IT-LT-00421", "861234050112347", "lcm2581-01", "20:00")."""
-    return re.findall(r"[A-Za-z0-9]+(?:[-_.:][A-Za-z0-9]+)*", text)
+    return re.findall(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+|(?<=[0-9]):[0-9]{2})*", text)  # not "IMEI:8644…"
 
 
 def joined(text: str) -> list[str]:

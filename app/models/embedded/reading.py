@@ -43,8 +43,9 @@ READ = re.compile(
     rf"查|看看|找|搜|列出|\b(?:check|look(?:ing)? up|find|search|show|list|tell me){_INFLECTED}", _EN
 )
 ASKS_HOW_THINGS_ARE = re.compile(
-    r"吗|么|是否|有没有|有无|在不在|是不是|了没|哪|什么|多少|几|如何|怎么样|怎样|咋样|？|"
-    r"^\s*(?:is|are|was|were|does|do|did|has|have|which|what|how)\b|^\s*(?:should|shall) (?:i|we)\b|"
+    r"吗|么|是否|有没有|有无|在不在|是不是|了没|哪|什么|多少|几|如何|怎么样|怎样|咋样|谁|？|"
+    r"^\s*(?:is|are|was|were|does|do|did|has|have|which|what|how|who|whose)\b|"
+    r"^\s*(?:should|shall) (?:i|we)\b|"
     r"\bwhether\b|\bexists?\b|\balready\b.*\?",
     _EN,
 )

@@ -26,8 +26,9 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from agent.memory import TYPED
 from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, reading, spelling
-from app.models.embedded.arguments import claims, labels, mentions, values_for
+from app.models.embedded.arguments import claims, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, facts
+from app.models.embedded.needs import lacking, patterned_value, required
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
 from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
@@ -100,7 +101,8 @@ class Router:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)
         effect = _effect(text, self.registry)
         offered_ = [t for t in self.registry.tools() if offered(t)]
-        effect = "write" if effect == "read" and requested(text, offered_) else effect  # "开个单"
+        if effect == "read" and (wanted := requested(text, offered_)):  # "开个单", of a ticket tool
+            return self._chosen(lang, text, "write", wanted, offered_)
         about_us = self._about_us(text, effect)
         if about_us:
             return Plan(lang, about_us, effect)
@@ -139,11 +141,11 @@ class Router:
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
             if (
                 statement
-                and not (reading.proposes(text) or _patterned(tool, values))
+                and not (reading.proposes(text) or patterned_value(tool, values))
                 and strays(tool, text, values) >= STRAYS
             ):
                 continue  # "Rain again, and my umbrella is at the office" is about the rain, not the clock
-            missing = _missing(tool, values, text)
+            missing = lacking(tool, values, text)
             if not missing:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read" or names_what_it_does(text, tool):  # "how is the weather?": which city?
@@ -166,9 +168,14 @@ class Router:
         choice = meaning.choose(text, fitting)
         if not choice.confident:
             return None
-        tool = next(t for t in fitting if t.name == choice.tool)
-        values = values_for(tool, text, tuple(fitting), meant=True)
-        if missing := _missing(tool, values, text):
+        return self._chosen(lang, text, effect, next(t for t in fitting if t.name == choice.tool), fitting)
+
+    def _chosen(
+        self, lang: str, text: str, effect: str, tool: FunctionTool, among: list[FunctionTool]
+    ) -> Plan:
+        """The plan for a tool the request is surely for: its calls, or a question for a value it lacks."""
+        values = values_for(tool, text, tuple(among), meant=True)
+        if missing := lacking(tool, values, text):
             return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
         return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
 
@@ -197,10 +204,10 @@ class Router:
             for name, found in values.items()
         }
         first = {name: found[0] for name, found in values.items() if found}
-        spread = next((name for name in _required(tool) if len(values.get(name, [])) > 1), None)
+        spread = next((name for name in required(tool) if len(values.get(name, [])) > 1), None)
         if spread is None:
             return (first,)
-        needed = {name: value for name, value in first.items() if name in _required(tool)}
+        needed = {name: value for name, value in first.items() if name in required(tool)}
         return tuple({**needed, spread: value} for value in values[spread][: self.max_calls])
 
 
@@ -221,16 +228,6 @@ def _effect(text: str, registry: ToolRegistry) -> str:
     return "read" if claimed or any(in_own_verb(text, t) for t in readers) else effect
 
 
-def _missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
-    return [p for p in _required(tool) if not values.get(p)] + _one_of_missing(tool, values, text)
-
-
-def _patterned(tool: FunctionTool, values: dict[str, list[str]]) -> bool:
-    """Do the words give the tool a value its pattern claims (an identifier of its own: an IMEI)?"""
-    properties = tool.parameters.get("properties", {})
-    return any(found and properties.get(name, {}).get("pattern") for name, found in values.items())
-
-
 def cued(tool: FunctionTool, text: str) -> bool:
     """Does the request hold one of the tool's cues (`facts.py`), when it has some?"""
     cues = facts(tool.name).cues
@@ -240,23 +237,3 @@ def cued(tool: FunctionTool, text: str) -> bool:
 def offered(tool: FunctionTool) -> bool:
     """Does the demo host run this tool? (Not one that removes things, nor the tool search.)"""
     return facts(tool.name).offered and tool.name != "search_tools"
-
-
-def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
-    """When none of the tool's `one_of` arguments (facts.py) has a value: the one the words name by its
-    longest label ("英文名改一下": the English name), else the first."""
-    one_of = facts(tool.name).one_of
-    if not one_of or any(values.get(p) for p in one_of):
-        return []
-    properties = tool.parameters.get("properties", {})
-    named = [
-        (len(label), p)
-        for p in one_of
-        for label in labels(tool, p, properties.get(p, {}))
-        if label.casefold() in text.casefold()
-    ]
-    return [max(named)[1] if named else one_of[0]]
-
-
-def _required(tool: FunctionTool) -> list[str]:
-    return [p for p in tool.parameters.get("required", []) if p not in tool.injected]

@@ -19,7 +19,7 @@ from app.models.embedded.arguments import values_for
 from app.models.embedded.facts import NONE, facts
 from app.models.embedded.overlap import shared_words
 
-_DENIED = re.compile(r"先(?:别|不要|莫|不)|不用|别|暂时不|\b(?:don'?t|do not|never ?mind|no need)\b", re.I)
+_DENIED = re.compile(r"先(?:别|不要|莫)|不用|别|暂时不|\b(?:don'?t|do not|never ?mind|no need)\b", re.I)
 
 
 def requested(text: str, tools: list[FunctionTool]) -> FunctionTool | None:

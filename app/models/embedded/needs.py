@@ -1,0 +1,40 @@
+"""Needs: what a tool needs of a request to be called — its required values (those the host injects aside),
+one of its `one_of` arguments (`facts.py`), named by the longest label the words hold — and whether the words
+give it a value its own pattern claims (an identifier of its own: an IMEI)."""
+
+from __future__ import annotations
+
+from agent.tools import FunctionTool
+from app.models.embedded.arguments import labels
+from app.models.embedded.facts import facts
+
+
+def lacking(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
+    """The arguments the tool needs that the words give no value."""
+    return [p for p in required(tool) if not values.get(p)] + _one_of_missing(tool, values, text)
+
+
+def patterned_value(tool: FunctionTool, values: dict[str, list[str]]) -> bool:
+    """Do the words give the tool a value its pattern claims (an identifier of its own: an IMEI)?"""
+    properties = tool.parameters.get("properties", {})
+    return any(found and properties.get(name, {}).get("pattern") for name, found in values.items())
+
+
+def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
+    """When none of the tool's `one_of` arguments (facts.py) has a value: the one the words name by its
+    longest label ("英文名改一下": the English name), else the first."""
+    one_of = facts(tool.name).one_of
+    if not one_of or any(values.get(p) for p in one_of):
+        return []
+    properties = tool.parameters.get("properties", {})
+    named = [
+        (len(label), p)
+        for p in one_of
+        for label in labels(tool, p, properties.get(p, {}))
+        if label.casefold() in text.casefold()
+    ]
+    return [max(named)[1] if named else one_of[0]]
+
+
+def required(tool: FunctionTool) -> list[str]:
+    return [p for p in tool.parameters.get("required", []) if p not in tool.injected]
