@@ -3,14 +3,17 @@ ticket", "schedule one FB post"), where the reader's words of writing (`reading.
 and changing what is stored, and would read it as a question.
 
 Only a tool with no row of worked facts (`facts.py`) is read this way: it is known by its schema alone.
-Such a request asks for the write when the tool fits it best of all the tools the demo runs (the words it
-shares with the tool's texts, and the values it gives the tool's arguments), and the person asks for
-something (a request, an imperative, a statement), not how things are, and does not deny the act.
+The words ask for its write when they hold one of its verbs (`verbs`: its name's first word, its
+description's own words for the act, the reader's words of writing), neither denied nor told as done,
+in a request or a statement, not a question of how things are — or, in a request that reads nothing,
+name the thing it makes ("repair ticket pls"). A request that only names what the tool records ("S2406
+的跌落结果") is no write. Of several such tools, the one whose texts and arguments the words fit best.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from agent.tools import FunctionTool
 from app.models.embedded import reading
@@ -19,20 +22,19 @@ from app.models.embedded.arguments import values_for
 from app.models.embedded.facts import NONE, facts
 from app.models.embedded.overlap import shared_words
 
+_CJK = re.compile(r"[\u3400-\u9fff]+")
 _DENIED = re.compile(r"先(?:别|不要|莫)|不用|别|暂时不|\b(?:don'?t|do not|never ?mind|no need)\b", re.I)
 
 
 def requested(text: str, tools: list[FunctionTool]) -> FunctionTool | None:
     """The added write tool the words ask to run, if they ask for one (see the module's docstring)."""
-    scored = sorted(((_fit(t, text, tools), i, t) for i, t in enumerate(tools)), key=lambda s: (-s[0], s[1]))
+    writes = [t for t in tools if t.effect == "write" and facts(t.name) == NONE and _asks_for_it(text, t)]
+    scored = sorted(((_fit(t, text, tools), i, t) for i, t in enumerate(writes)), key=lambda s: (-s[0], s[1]))
     if not scored or scored[0][0] <= 0:
         return None
-    best = scored[0][2]
-    if best.effect != "write" or facts(best.name) != NONE:
-        return None
     if len(scored) > 1 and scored[1][0] == scored[0][0]:
-        return None  # as near another tool: which one is a question
-    return best if _asks_for_it(text, best) else None
+        return None  # as near another write: which one is a question
+    return scored[0][2]
 
 
 def _fit(tool: FunctionTool, text: str, tools: list[FunctionTool]) -> float:
@@ -42,12 +44,44 @@ def _fit(tool: FunctionTool, text: str, tools: list[FunctionTool]) -> float:
 
 
 def _asks_for_it(text: str, tool: FunctionTool) -> bool:
-    """A request or a statement, not a question of how things are ("开单了没有？"), nor a denial."""
+    """Do the words hold one of the tool's verbs (`verbs`), neither denied nor told as done, in a request or
+    a statement, not a question of how things are ("开单了没有？")?"""
+    own, request = verbs(tool), reading.REQUEST.search(text) is not None
+    question = reading.ASKS_HOW_THINGS_ARE.search(text) is not None
     if _DENIED.search(text):
         return False
-    verb = re.split(r"_|(?<=[a-z])(?=[A-Z])", tool.name)[0]
-    own = re.compile(rf"\b{re.escape(verb)}\w*", re.IGNORECASE)
-    if own.search(text) and not own.search(asked(text, own)):
-        return False  # "I opened a ticket yesterday": told as done
-    question = reading.ASKS_HOW_THINGS_ARE.search(text) is not None
-    return not question or reading.REQUEST.search(text) is not None or own.match(text.strip()) is not None
+    if not own.search(asked(text, own)):  # "repair ticket pls": the thing it makes, asked for
+        thing = re.split(r"_", tool.name)[-1]
+        named = re.search(rf"\b{thing}s?\b", text, re.IGNORECASE) is not None
+        return request and not question and named and not reading.READ.search(text)
+    return not question or request or own.match(text.strip()) is not None
+
+
+@cache
+def verbs(tool: FunctionTool) -> re.Pattern[str]:
+    """The words that ask for the tool's act: the first word of its name ("open", of open_it_ticket), the
+    first two characters of its description's Chinese (登记), the words of a list its description gives
+    for the act ("明确说开单/建单/下工单时", "Schedule (queue / 排期)"), and the reader's words of writing;
+    a Chinese pair with a measure word between ("开个单")."""
+    named = re.split(r"_|(?<=[a-z])(?=[A-Z])", tool.name)[0]
+    chinese = re.match(r"\s*([\u3400-\u9fff]{2})", tool.description)  # a description that opens in Chinese
+    found = [chinese[1]] if chinese else []
+    for clause in re.split(r"[，,；;。()（）]|[.](?:\s|$)", tool.description):
+        if "=" in clause or "→" in clause or ":" in clause or "：" in clause:
+            continue  # a list of values' words, not of the act (aliases.py)
+        items = [i.strip() for i in re.split(r"\s*[/／、]\s*", clause)]
+        if len(items) > 1:  # the list's ends run into the words around it: its first and last word
+            found += [_end(items[0], -1), *items[1:-1], _end(items[-1], 0)]
+    words = [w for w in found if w and len(w) <= 6]
+    cjk = [r"[个张一条下]?".join(map(re.escape, w)) for w in words if _CJK.fullmatch(w)]
+    latin = [rf"\b{re.escape(w)}\b" for w in words if not _CJK.search(w)]
+    own = [rf"\b{re.escape(named)}\w*", *cjk, *latin, reading.WRITE.pattern]
+    return re.compile("|".join(own), re.IGNORECASE)
+
+
+def _end(item: str, at: int) -> str:
+    """The word of a list's item next to the list: an English word, else two Chinese characters."""
+    latin = re.findall(r"[A-Za-z]+", item)
+    if latin and not _CJK.search(item):
+        return latin[at]
+    return item[-2:] if at == -1 else item[:2]
