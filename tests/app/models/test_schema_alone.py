@@ -1,0 +1,127 @@
+"""The demo's reader over tools known by their schema alone (no worked facts): an enum's words from the
+tool's own texts (aliases.py), identifiers as people type them (identifiers.py), a write asked for in the
+tool's own words and never for a request that only names what it records (written.py). The tools and
+phrases are written for these tests."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.tools import FunctionTool, ToolRegistry
+from agent.types import ToolContext
+from app.models.embedded.aliases import aliases
+from app.models.embedded.identifiers import joined, quoted, runs
+from app.models.embedded.numbers import chinese
+from app.models.embedded.routing import Router
+from tools import default_tools
+
+
+class _Answers(FunctionTool):
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return json.dumps({"ok": True})
+
+
+class KitchenOrder(_Answers):
+    name = "place_kitchen_order"
+    description = (
+        "下厨房订单（写入）。只有用户明确要点餐/下单时使用。菜式：noodles=面条/拉面，rice=米饭/盖饭，"
+        "soup=汤。Place a kitchen order for a desk."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "desk": {"type": "string", "pattern": "^D[0-9]{3}$", "description": "工位号，例如 D204"},
+            "dish": {"type": "string", "enum": ["noodles", "rice", "soup"], "description": "菜式"},
+            "note": {"type": "string", "maxLength": 80, "description": "备注（可选）"},
+        },
+        "required": ["desk", "dish"],
+        "additionalProperties": False,
+    }
+    effect = "write"
+    grounded = ("desk", "note")
+
+
+class KitchenStatus(_Answers):
+    name = "get_order_state"
+    description = "按工位号查厨房订单进度（只读）。Where a desk's kitchen order is."
+    parameters = {
+        "type": "object",
+        "properties": {"desk": {"type": "string", "pattern": "^D[0-9]{3}$", "description": "工位号"}},
+        "required": ["desk"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+    grounded = ("desk",)
+
+
+class BadgeLookup(_Answers):
+    name = "find_badge"
+    description = "Find who holds an access badge by its number (read only)."
+    parameters = {
+        "type": "object",
+        "properties": {"badge": {"type": "string", "pattern": "^[0-9]{10}$", "description": "badge number"}},
+        "required": ["badge"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+    grounded = ("badge",)
+
+
+@pytest.fixture(scope="module")
+def kitchen() -> Router:
+    registry = ToolRegistry()
+    added = [KitchenOrder(), KitchenStatus(), BadgeLookup()]
+    for tool in [*default_tools("http://127.0.0.1:9/api/models"), *added]:
+        registry.register(tool)
+    return Router(registry)
+
+
+def test_an_enums_words_come_from_the_tools_own_texts():
+    found = aliases(KitchenOrder(), "dish")
+    assert {found["面条"], found["拉面"], found["盖饭"], found["汤"]} == {"noodles", "rice", "soup"}
+    assert found["拉面"] == "noodles" and found["盖饭"] == "rice"
+    assert "菜式" not in found  # a label, no value's word
+
+
+@pytest.mark.parametrize(
+    "said, calls",
+    [("帮我下单，D204 来一碗拉面", [{"desk": "D204", "dish": "noodles"}]),
+     ("d311 点个盖饭", [{"desk": "D311", "dish": "rice"}])],  # lower case, as typed: the pattern's capitals
+)  # fmt: skip
+def test_a_write_asked_in_the_tools_own_words_is_planned_with_its_values(kitchen, said, calls):
+    plan = kitchen.plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", "place_kitchen_order", calls)
+
+
+@pytest.mark.parametrize("said", ["D204 的拉面到哪了", "D204 的订单进度", "我昨天已经下单了，D204 拉面"])
+def test_a_request_naming_what_a_write_records_is_no_write(kitchen, said):
+    plan = kitchen.plan(said)
+    assert not (plan.kind == "tool" and plan.effect == "write"), plan
+
+
+def test_a_write_that_lacks_a_value_asks_for_it(kitchen):
+    plan = kitchen.plan("帮我下单，来一碗汤")
+    assert (plan.kind, plan.tool, plan.missing) == ("missing", "place_kitchen_order", ("desk",))
+
+
+@pytest.mark.parametrize("said", ["badge 0012 3456 78 是谁的", "who holds badge 0012345678?"])
+def test_an_identifier_typed_in_groups_is_read_whole(kitchen, said):
+    plan = kitchen.plan(said)
+    assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", "find_badge", [{"badge": "0012345678"}])
+
+
+def test_identifiers_runs_and_quotes_as_typed():
+    assert "IT-LT-00421" in runs("IT-LT-00421 是谁的") and "12:30" in runs("中午 12:30 发")
+    assert "IMEI" not in " ".join(r for r in runs("IMEI:864455036017789") if ":" in r)
+    assert "IT-LT-00877" in joined("IT LT 00877 owner")
+    assert quoted("caption 'See you soon', it's fine") == ["See you soon"]
+    assert quoted("文案用「限定礼盒」") == ["限定礼盒"]
+
+
+@pytest.mark.parametrize(
+    "numeral, value", [("一千二", 1200), ("三万五", 35000), ("三十五", 35), ("一万零五", 10005)]
+)
+def test_chinese_numerals_as_people_shorten_them(numeral, value):
+    assert chinese(numeral) == value
