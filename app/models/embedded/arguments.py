@@ -55,7 +55,8 @@ def values_for(
         "codes": codes(rest),
         "arithmetic": [e for e in [arithmetic(text)] if e],
         "names": named,
-        "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)],
+        "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)]
+        + [c for c in codes(rest) if claims(tool, c)],  # a sample id is its own argument's, not a model's
         "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
         "runs": [r for r in [*runs(_without(rest, named)), *named] if re.search("[0-9]", r) and " " not in r],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
