@@ -17,12 +17,12 @@ import unicodedata
 from typing import Any
 
 from agent.tool_selection import tokens
-from app.models.embedded import spans
+from app.models.embedded import spans, spelling
 from app.models.embedded.numbers import numbers_at
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CLAUSE = re.compile(r"[,;，；。!?！？]")
-_WORD = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]+")
+_WORD = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]+|[¥$€£]")
 WINDOW = 24  # characters either side of a number where its parameter's words may stand
 STEM = 5  # two English words sharing their first five letters are one word ("weighing", "weight")
 
@@ -76,11 +76,24 @@ def _labels(numeric: list[str], properties: dict[str, Any]) -> dict[str, dict[st
     every numeric parameter has ("rectangle", of its length and its width) tells none apart."""
     own = {
         name: {w: 1.0 for w, _ in _plain(str(properties[name].get("description", "")))}
+        | {w: 1.0 for w in _units(f"{name} {properties[name].get('description', '')}")}
         | {w: 2.0 for w, _ in _plain(_CAMEL.sub(" ", name).replace("_", " "))}
         for name in numeric
     }
     shared = set.intersection(*(set(words) for words in own.values())) if len(own) > 1 else set()
     return {name: {w: v for w, v in words.items() if w not in shared} for name, words in own.items()}
+
+
+def _units(said: str) -> set[str]:
+    """The words of a currency or unit the parameter's own words name (`cues.yaml`'s units: 元 names 块,
+    ¥ and rmb too), as `_plain` reads them."""
+    lowered = said.casefold()
+    named = [
+        words
+        for code, words in spelling.cues().get("units", {}).items()
+        if any(w.casefold() in lowered for w in [code, *words] if len(w) > 1 or not w.isascii())
+    ]
+    return {w for words in named for word in words for w, _ in _plain(word)}
 
 
 def _around(text: str, found: list[tuple[int, int, str]], i: int) -> list[tuple[str, int]]:
@@ -103,7 +116,9 @@ def _plain(text: str, start: int = 0, end: int | None = None) -> list[tuple[str,
     found: list[tuple[str, tuple[int, int]]] = []
     for m in _WORD.finditer(text, start, len(text) if end is None else end):
         word = m[0]
-        if word[0] >= "\u3400":
+        if word in "¥$€£":
+            found.append((word, m.span()))
+        elif word[0] >= "\u3400":
             pairs = [word[i : i + 2] for i in range(len(word) - 1)] or [word]
             found += [(pair, m.span()) for pair in pairs]
         else:

@@ -184,7 +184,8 @@ def _own(tool: FunctionTool) -> str:
 def claims(tool: FunctionTool, code: str) -> bool:
     """Does a pattern of one of `tool`'s arguments fit `code` whole?"""
     properties = tool.parameters.get("properties", {})
-    return any(spec.get("pattern") and _fits(code, spec) for spec in properties.values())
+    forms = [code, code.upper()] if facts(tool.name) == NONE else [code]  # "blp881", of capitals
+    return any(spec.get("pattern") and any(_fits(f, spec) for f in forms) for spec in properties.values())
 
 
 def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ _EN = re.IGNORECASE
 
 _INFLECTED = r"(?:s|es|d|ed|ing)?\b"  # an English verb in any of its forms: add, adds, added, adding
 REMOVE = re.compile(
-    rf"删|移除|去掉|清除|抹掉|\b(?:delete|remove|drop|erase|purge|get rid of){_INFLECTED}", _EN
+    rf"删|移除|去掉|清除|抹掉|作废|撤销|注销|\b(?:delete|remove|drop|erase|purge|get rid of){_INFLECTED}", _EN
 )
 CHANGE = re.compile(
     r"改成|改为|换成|改一下|修改|更改|更新|改名|设成|设为|设置为|填成|写成|应改为|"

@@ -27,7 +27,7 @@ from agent.memory import TYPED
 from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, reading, spelling
 from app.models.embedded.arguments import claims, mentions, values_for
-from app.models.embedded.facts import FACTS, NAME_LABELS, facts
+from app.models.embedded.facts import FACTS, NAME_LABELS, NONE, facts
 from app.models.embedded.needs import lacking, patterned_value, required
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
@@ -102,7 +102,7 @@ class Router:
         effect = _effect(text, self.registry)
         offered_ = [t for t in self.registry.tools() if offered(t)]
         if effect == "read" and (wanted := requested(text, offered_)):  # "开个单", of a ticket tool
-            return self._chosen(lang, text, "write", wanted, offered_)
+            return self._chosen(lang, text, "write", wanted, [wanted])
         about_us = self._about_us(text, effect)
         if about_us:
             return Plan(lang, about_us, effect)
@@ -197,7 +197,8 @@ class Router:
 
     def _calls(self, tool: FunctionTool, values: dict[str, list[Any]]) -> tuple[Arguments, ...]:
         """One call per value of the first required argument that has several (several codes); the
-        optional values then go with none of them (whose market name would it be?)."""
+        optional values then go with none of them (whose market name would it be?), but for a tool read
+        from its schema alone, an optional value said once goes with each."""
         properties = tool.parameters.get("properties", {})
         values = {
             name: [typed(v, properties.get(name, {}).get("type", "string")) for v in found]
@@ -208,6 +209,8 @@ class Router:
         if spread is None:
             return (first,)
         needed = {name: value for name, value in first.items() if name in required(tool)}
+        if facts(tool.name) == NONE:  # a tool read from its schema alone: "报价都是350" is each call's
+            needed |= {name: found[0] for name, found in values.items() if len(found) == 1}
         return tuple({**needed, spread: value} for value in values[spread][: self.max_calls])
 
 

@@ -88,7 +88,7 @@ def test_an_enums_words_come_from_the_tools_own_texts():
 @pytest.mark.parametrize(
     "said, calls",
     [("帮我下单，D204 来一碗拉面", [{"desk": "D204", "dish": "noodles"}]),
-     ("d311 点个盖饭", [{"desk": "D311", "dish": "rice"}])],  # lower case, as typed: the pattern's capitals
+     ("d311 点餐，要盖饭", [{"desk": "D311", "dish": "rice"}])],  # lower case, as typed: the pattern's capitals
 )  # fmt: skip
 def test_a_write_asked_in_the_tools_own_words_is_planned_with_its_values(kitchen, said, calls):
     plan = kitchen.plan(said)
