@@ -56,7 +56,7 @@ def values_for(
         "arithmetic": [e for e in [arithmetic(text)] if e],
         "names": named,
         "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)]
-        + [c for c in codes(rest) if claims(tool, c)],  # a sample id is its own argument's, not a model's
+        + [c for c in codes(rest) if any(claims(tool, part) for part in [c, *c.split()])],  # its own
         "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
         "runs": [r for r in [*runs(_without(rest, named)), *named] if re.search("[0-9]", r) and " " not in r],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),

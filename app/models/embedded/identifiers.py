@@ -10,7 +10,6 @@ from typing import Any
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
 from app.models.embedded.facts import NONE, facts
-from app.models.embedded.overlap import texts
 
 _QUOTED = re.compile(
     r"(?:(?<=\s)|^|(?<=[:：,，]))'([^']+)'(?=[\s,，.。!！?？]|$)|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|『([^』]+)』"
@@ -67,7 +66,8 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
 def own_word(word: str, tool: FunctionTool) -> bool:
     """Is `word` one of the tool's own words, typed as a word ("server", of "Get server status"), not as
     a code in capitals ("MSFT", an example of a ticker)?"""
-    return not word.isupper() and word.casefold() in set(tokens(texts(tool)))
+    own = f"{tool.name.replace('_', ' ')} {tool.description}"  # not a parameter's example ("例如 zhangwei")
+    return not word.isupper() and word.casefold() in set(tokens(own))
 
 
 def whole(word: str, pattern: str) -> bool:

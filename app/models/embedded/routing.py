@@ -101,7 +101,9 @@ class Router:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)
         effect = _effect(text, self.registry)
         offered_ = [t for t in self.registry.tools() if offered(t)]
-        if effect == "read" and (wanted := requested(text, offered_)):  # "开个单", of a ticket tool
+        if effect != "destructive" and (
+            wanted := requested(text, offered_, own=effect == "write")
+        ):  # "开个单"
             return self._chosen(lang, text, "write", wanted, [wanted])
         about_us = self._about_us(text, effect)
         if about_us:

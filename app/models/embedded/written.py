@@ -26,9 +26,11 @@ _CJK = re.compile(r"[\u3400-\u9fff]+")
 _DENIED = re.compile(r"先(?:别|不要|莫)|不用|别|暂时不|\b(?:don'?t|do not|never ?mind|no need)\b", re.I)
 
 
-def requested(text: str, tools: list[FunctionTool]) -> FunctionTool | None:
-    """The added write tool the words ask to run, if they ask for one (see the module's docstring)."""
-    writes = [t for t in tools if t.effect == "write" and facts(t.name) == NONE and _asks_for_it(text, t)]
+def requested(text: str, tools: list[FunctionTool], own: bool = False) -> FunctionTool | None:
+    """The added write tool the words ask to run, if they ask for one (see the module's docstring);
+    `own`: by its own verbs only, not the reader's words of writing (which ask for the demo's add too)."""
+    added = [t for t in tools if t.effect == "write" and facts(t.name) == NONE]
+    writes = [t for t in added if _asks_for_it(text, t, own)]
     scored = sorted(((_fit(t, text, tools), i, t) for i, t in enumerate(writes)), key=lambda s: (-s[0], s[1]))
     if not scored or scored[0][0] <= 0:
         return None
@@ -43,10 +45,10 @@ def _fit(tool: FunctionTool, text: str, tools: list[FunctionTool]) -> float:
     return shared_words(text, tool, tools) + 2 * sum(1 for found in values.values() if found)
 
 
-def _asks_for_it(text: str, tool: FunctionTool) -> bool:
+def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
     """Do the words hold one of the tool's verbs (`verbs`), neither denied nor told as done, in a request or
     a statement, not a question of how things are ("开单了没有？")?"""
-    own, request = verbs(tool), reading.REQUEST.search(text) is not None
+    own, request = verbs(tool, not own_only), reading.REQUEST.search(text) is not None
     question = reading.ASKS_HOW_THINGS_ARE.search(text) is not None
     if _DENIED.search(text):
         return False
@@ -58,7 +60,7 @@ def _asks_for_it(text: str, tool: FunctionTool) -> bool:
 
 
 @cache
-def verbs(tool: FunctionTool) -> re.Pattern[str]:
+def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     """The words that ask for the tool's act: the first word of its name ("open", of open_it_ticket), the
     first two characters of its description's Chinese (登记), the words of a list its description gives
     for the act ("明确说开单/建单/下工单时", "Schedule (queue / 排期)"), and the reader's words of writing;
@@ -75,7 +77,7 @@ def verbs(tool: FunctionTool) -> re.Pattern[str]:
     words = [w for w in found if w and len(w) <= 6]
     cjk = [r"[个张一条下]?".join(map(re.escape, w)) for w in words if _CJK.fullmatch(w)]
     latin = [rf"\b{re.escape(w)}\b" for w in words if not _CJK.search(w)]
-    own = [rf"\b{re.escape(named)}\w*", *cjk, *latin, reading.WRITE.pattern]
+    own = [rf"\b{re.escape(named)}\w*", *cjk, *latin, *([reading.WRITE.pattern] if writing else [])]
     return re.compile("|".join(own), re.IGNORECASE)
 
 
