@@ -5,13 +5,31 @@ give it a value its own pattern claims (an identifier of its own: an IMEI)."""
 from __future__ import annotations
 
 from agent.tools import FunctionTool
+from app.models.embedded import spans
 from app.models.embedded.arguments import labels
-from app.models.embedded.facts import facts
+from app.models.embedded.facts import NONE, facts
 
 
 def lacking(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
     """The arguments the tool needs that the words give no value."""
-    return [p for p in required(tool) if not values.get(p)] + _one_of_missing(tool, values, text)
+    return (
+        [p for p in required(tool) if not values.get(p)]
+        + _one_of_missing(tool, values, text)
+        + _unsure(tool, values, text)
+    )
+
+
+def _unsure(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
+    """A write of a tool read from its schema alone, with several values of a required argument not
+    listed together ("S2406-0153 S2406-0154 还是…"): which one is a question, not several writes."""
+    if tool.effect == "read" or facts(tool.name) != NONE:
+        return []
+    listed = {p: spec.get("enum") for p, spec in tool.parameters.get("properties", {}).items()}
+    return [
+        p
+        for p in required(tool)
+        if len(values.get(p, [])) > 1 and not listed.get(p) and not spans.listed(text, values[p])
+    ]  # an enum's values are named by their words: "IG and FB"
 
 
 def patterned_value(tool: FunctionTool, values: dict[str, list[str]]) -> bool:

@@ -52,7 +52,11 @@ def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
     question = reading.ASKS_HOW_THINGS_ARE.search(text) is not None
     if _DENIED.search(text):
         return False
-    if not own.search(asked(text, own)):  # "repair ticket pls": the thing it makes, asked for
+    said = own.search(asked(text, own))
+    look = reading.READ.search(text)
+    if said and look and look.start() < said.start():
+        return False  # "查一下 S2406 的跌落记录": the first verb reads, and 记录 is a record
+    if not said:  # "repair ticket pls": the thing it makes, asked for
         thing = re.split(r"_", tool.name)[-1]
         named = re.search(rf"\b{thing}s?\b", text, re.IGNORECASE) is not None
         return request and not question and named and not reading.READ.search(text)

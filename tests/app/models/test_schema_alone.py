@@ -88,14 +88,16 @@ def test_an_enums_words_come_from_the_tools_own_texts():
 @pytest.mark.parametrize(
     "said, calls",
     [("帮我下单，D204 来一碗拉面", [{"desk": "D204", "dish": "noodles"}]),
-     ("d311 点餐，要盖饭", [{"desk": "D311", "dish": "rice"}])],  # lower case, as typed: the pattern's capitals
+     ("d311 点餐，要盖饭", [{"desk": "D311", "dish": "rice"}])],  # lower case: the capitals
 )  # fmt: skip
 def test_a_write_asked_in_the_tools_own_words_is_planned_with_its_values(kitchen, said, calls):
     plan = kitchen.plan(said)
     assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", "place_kitchen_order", calls)
 
 
-@pytest.mark.parametrize("said", ["D204 的拉面到哪了", "D204 的订单进度", "我昨天已经下单了，D204 拉面"])
+@pytest.mark.parametrize(
+    "said", ["D204 的拉面到哪了", "D204 的订单进度", "我昨天已经下单了，D204 拉面", "查一下 D204 的下单记录"]
+)
 def test_a_request_naming_what_a_write_records_is_no_write(kitchen, said):
     plan = kitchen.plan(said)
     assert not (plan.kind == "tool" and plan.effect == "write"), plan
@@ -103,6 +105,11 @@ def test_a_request_naming_what_a_write_records_is_no_write(kitchen, said):
 
 def test_a_write_that_lacks_a_value_asks_for_it(kitchen):
     plan = kitchen.plan("帮我下单，来一碗汤")
+    assert (plan.kind, plan.tool, plan.missing) == ("missing", "place_kitchen_order", ("desk",))
+
+
+def test_two_values_not_listed_together_are_a_question_not_two_writes(kitchen):
+    plan = kitchen.plan("D204 还是 D205 来着，帮我下单一份汤")
     assert (plan.kind, plan.tool, plan.missing) == ("missing", "place_kitchen_order", ("desk",))
 
 
