@@ -25,7 +25,7 @@ from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.facts import NONE, UNSET, facts
 from app.models.embedded.identifiers import fits as _fits
-from app.models.embedded.identifiers import patterned, quoted, runs
+from app.models.embedded.identifiers import identifier, patterned, quoted, runs, unlike
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
 
 DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
@@ -58,7 +58,7 @@ def values_for(
         "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)]
         + [c for c in codes(rest) if any(claims(tool, part) for part in [c, *c.split()])],  # its own
         "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
-        "runs": [r for r in [*runs(_without(rest, named)), *named] if re.search("[0-9]", r) and " " not in r],
+        "runs": [r for r in [*runs(unlike(_without(rest, named))), *named] if _run(r)],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
         "spans": lambda: (meant() if callable(meant) else meant) and reading.asks_or_requests(text),
     }
@@ -150,6 +150,11 @@ def _words(text: str, properties: dict[str, Any]) -> list[str]:
     listed = {str(v).casefold() for spec in properties.values() for v in spec.get("enum") or ()}
     found = re.findall(r"[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z]", text)
     return [w for w in found if w.casefold() not in listed and tokens(w)]  # "I" is no ticker
+
+
+def _run(run: str) -> bool:
+    """A run that may be a value of a pattern: an identifier, or a time of day ("12:30"), one word."""
+    return " " not in run and (identifier(run) or re.fullmatch(r"[0-9]{1,2}:[0-9]{2}", run) is not None)
 
 
 def _only_free(spec: dict[str, Any], tool: FunctionTool, properties: dict[str, Any]) -> bool:

@@ -29,18 +29,29 @@ def runs(text: str) -> list[str]:
 def joined(text: str) -> list[str]:
     """Runs written apart, joined as one identifier ("8697 3104 5902 216", "IT LT 00877", "cmp 2612 02"):
     two to four runs in a row, one space or dash between them, with no dash and with dashes."""
-    parts = re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", text)
+    parts = re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", unlike(text))
     found = []
-    for i in (i for i, part in enumerate(parts) if part[0].isalnum()):
+    for i in (i for i, part in enumerate(parts) if part[0].isalnum() and _piece(part)):
         group = [parts[i]]
         for j in range(i + 1, min(len(parts), i + 8)):
-            if j % 2 != i % 2 and parts[j] not in (" ", "-"):
+            if j % 2 != i % 2 and parts[j] not in (" ", "-") or j % 2 == i % 2 and not _piece(parts[j]):
                 break
             group.append(parts[j])
             if len(group) >= 3 and j % 2 == i % 2:
                 words = group[::2]
                 found += ["".join(words), "-".join(words)]
     return [f for f in found if identifier(f)]
+
+
+def _piece(part: str) -> bool:
+    """Could the run be a piece of an identifier typed apart: figures, or a short code of letters ("IT",
+    "cmp"), not a word ("post")?"""
+    return bool(re.search("[0-9]", part)) or len(part) <= 3
+
+
+def unlike(text: str) -> str:
+    """`text` without what holds figures but is no identifier: dates, and what the person put in quotes."""
+    return _QUOTED.sub(" ", re.sub(r"(?<![0-9])[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?![0-9])", " ", text))
 
 
 def identifier(run: str) -> bool:

@@ -68,7 +68,7 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     """The words that ask for the tool's act: the first word of its name ("open", of open_it_ticket), the
     first two characters of its description's Chinese (登记), the words of a list its description gives
     for the act ("明确说开单/建单/下工单时", "Schedule (queue / 排期)"), and the reader's words of writing;
-    a Chinese pair with a measure word between ("开个单")."""
+    a Chinese pair with a measure word between ("开个单"), or its first character with one ("排一条")."""
     named = re.split(r"_|(?<=[a-z])(?=[A-Z])", tool.name)[0]
     chinese = re.match(r"\s*([\u3400-\u9fff]{2})", tool.description)  # a description that opens in Chinese
     found = [chinese[1]] if chinese else []
@@ -80,6 +80,7 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
             found += [_end(items[0], -1), *items[1:-1], _end(items[-1], 0)]
     words = [w for w in found if w and len(w) <= 6]
     cjk = [r"[个张一条下]?".join(map(re.escape, w)) for w in words if _CJK.fullmatch(w)]
+    cjk += [rf"{re.escape(w[0])}(?:一?[个张条份])" for w in words if _CJK.fullmatch(w)]  # "排一条", "开个"
     latin = [rf"\b{re.escape(w)}\b" for w in words if not _CJK.search(w)]
     own = [rf"\b{re.escape(named)}\w*", *cjk, *latin, *([reading.WRITE.pattern] if writing else [])]
     return re.compile("|".join(own), re.IGNORECASE)
