@@ -20,7 +20,11 @@ class _Planned(Protocol):  # a plan of routing.py, as far as this reads it
 
 Plan = TypeVar("Plan", bound=_Planned)
 
-JOINS = re.compile(r"顺便|另外|同时|然后再|再帮我|\b(?:also|and then|as well as|plus)\b|[;；]", re.IGNORECASE)
+JOINS = re.compile(
+    r"顺便|另外|同时|然后再|然后|再帮我|(?<=\S)\s*再(?=看|查|算|问|开|登记|帮)|"
+    r"\b(?:also|and then|as well as|plus)\b|[;；]",
+    re.IGNORECASE,
+)  # "先查 X 保修 再看下 Y": 再 before a verb
 _EDGES = " \t，,。.?？!！、"
 
 

@@ -56,10 +56,11 @@ def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
     look = reading.READ.search(text)
     if said and look and look.start() < said.start():
         return False  # "查一下 S2406 的跌落记录": the first verb reads, and 记录 is a record
-    if not said:  # "repair ticket pls": the thing it makes, asked for
-        thing = re.split(r"_", tool.name)[-1]
+    if not said:  # "repair ticket pls": the thing it makes, in a request with no verb at all
+        thing = tool.name.split("_")[-1]
         named = re.search(rf"\b{thing}s?\b", text, re.IGNORECASE) is not None
-        return request and not question and named and not reading.READ.search(text)
+        verbless = not (own_only or reading.WRITE.search(text) or look)
+        return request and not question and named and verbless
     return not question or request or own.match(text.strip()) is not None
 
 
