@@ -23,6 +23,7 @@ from app.models.embedded import reading, spans, spelling
 from app.models.embedded.aliases import aliases
 from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
+from app.models.embedded.durations import duration
 from app.models.embedded.facts import NONE, UNSET, facts
 from app.models.embedded.identifiers import fits as _fits
 from app.models.embedded.identifiers import identifier, patterned, quoted, runs, unlike
@@ -97,11 +98,16 @@ def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = Non
     words = (
         {v.casefold(): v for v in listed}
         | {w.casefold(): v for v in listed for w in spelling.cues().get("units", {}).get(v, ())}
-        | {w: v for w, v in (own or {}).items() if v in listed}
+        | {form: v for w, v in (own or {}).items() if v in listed for form in _spellings(w)}
     )
     pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     found = re.finditer(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", text, re.IGNORECASE) if words else ()
     return list(dict.fromkeys(words[m[0].casefold()] for m in found))
+
+
+def _spellings(word: str) -> set[str]:
+    """A word as people type it: "wi-fi" is also "wifi" and "wi fi"."""
+    return {word, word.replace("-", ""), word.replace("-", " ")}
 
 
 def _unset(value: str) -> bool:
@@ -126,7 +132,7 @@ def _values(
     if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
         return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
     if spec.get("type") in ("number", "integer"):  # told apart by the words next to them (amounts.py)
-        return found["amounts"].get(name, [])
+        return duration(text, name, spec) or found["amounts"].get(name, [])  # "两个钟头": 120 minutes
     if spec.get("format") == "date":  # a date only as written, in the form the schema names
         return [v for v in DATE.findall(text) if _fits(v, spec)]
     if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole

@@ -12,6 +12,7 @@ import pytest
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext
 from app.models.embedded.aliases import aliases
+from app.models.embedded.durations import duration
 from app.models.embedded.identifiers import joined, quoted, runs
 from app.models.embedded.numbers import chinese
 from app.models.embedded.routing import Router
@@ -132,3 +133,13 @@ def test_identifiers_runs_and_quotes_as_typed():
 )
 def test_chinese_numerals_as_people_shorten_them(numeral, value):
     assert chinese(numeral) == value
+
+
+@pytest.mark.parametrize(
+    "said, minutes",
+    [("最近一个小时", "60"), ("过去两个钟头", "120"), ("一个半小时", "90"), ("over the past half hour", "30"),
+     ("要过去一整天的", "1440"), ("the last 45 mins", "45"), ("状态怎么样", None)],
+)  # fmt: skip
+def test_a_span_of_time_in_words_is_the_number_a_parameter_in_minutes_takes(said, minutes):
+    spec = {"type": "integer", "description": "metrics window in minutes"}
+    assert duration(said, "window_minutes", spec) == ([minutes] if minutes else [])
