@@ -66,8 +66,6 @@ PREDATING = {
         "app/models/embedded/facts.py",
         "app/models/embedded/values.py",
     ),  # "... to OPPO Reno11 F"
-    "名改一下": ("app/models/embedded/routing.py",),  # a comment's "英文名改一下"
-    "文名改一": ("app/models/embedded/routing.py",),
     "安排一下": ("app/models/embedded/cues.yaml",),  # a vague request's verb, among the reader's cues
 }
 

@@ -20,8 +20,10 @@ def prompts_of(name: str) -> list[str]:
 
 def test_no_held_out_prompt_or_phrase_of_one_is_in_the_demo() -> None:
     found = held_out.leaks(held_out.demo_sources())
-    said = [f"{leak.part}: {leak.prompt!r} in {leak.where}: {leak.phrase!r}" for leak in found]
-    assert not found, "\n".join(said)
+    said = [
+        f"{leak.part}: a prompt's phrase in {leak.where}: {leak.phrase!r}" for leak in found
+    ]  # never the prompt
+    assert not said, "\n".join(said)  # the parts and phrases, never a held-out prompt
 
 
 def planted(text: str) -> dict[str, str]:
@@ -35,7 +37,8 @@ def planted(text: str) -> dict[str, str]:
 def test_a_held_out_prompt_copied_into_the_demo_is_found(name: str) -> None:
     prompt = max(prompts_of(name), key=lambda text: len(held_out.runs(text)))
     found = held_out.leaks(planted(prompt))
-    assert {(leak.part, leak.prompt, leak.where) for leak in found} >= {(name, prompt, FACTS)}
+    caught = (name, prompt, FACTS) in {(leak.part, leak.prompt, leak.where) for leak in found}
+    assert caught, f"{name}: its longest prompt, planted in {FACTS}, was not found"
 
 
 @pytest.mark.parametrize(
@@ -48,11 +51,13 @@ def test_a_held_out_prompt_copied_into_the_demo_is_found(name: str) -> None:
 )
 def test_a_phrase_of_a_held_out_prompt_is_found_with_other_values(phrase: str, prompt: str) -> None:
     found = held_out.leaks(planted(phrase))
-    assert prompt in {leak.prompt for leak in found if leak.where == FACTS}
+    caught = prompt in {leak.prompt for leak in found if leak.where == FACTS}
+    assert caught, "the planted prompt was not found"
 
 
 def test_a_tuned_prompt_or_a_generic_phrase_is_no_leak() -> None:
-    assert held_out.leaks(planted("数据库里有 RMX3371 吗？ 计算 (3 + 4) * 5 CPH2451 的营销名")) == []
+    found = held_out.leaks(planted("数据库里有 RMX3371 吗？ 计算 (3 + 4) * 5 CPH2451 的营销名"))
+    assert not found, [(leak.part, leak.where, leak.phrase) for leak in found]
 
 
 def test_each_generic_phrase_is_one_some_held_out_prompt_shares() -> None:

@@ -21,7 +21,7 @@ def lacking(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list
 
 def _unsure(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
     """A write of a tool read from its schema alone, with several values of a required argument not
-    listed together ("S2406-0153 S2406-0154 还是…"): which one is a question, not several writes."""
+    listed together (two desks, one or the other): which one is a question, not several writes."""
     if tool.effect == "read" or facts(tool.name) != NONE:
         return []
     listed = {p: spec.get("enum") for p, spec in tool.parameters.get("properties", {}).items()}
@@ -40,7 +40,7 @@ def patterned_value(tool: FunctionTool, values: dict[str, list[str]]) -> bool:
 
 def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
     """When none of the tool's `one_of` arguments (facts.py) has a value: the one the words name by its
-    longest label ("英文名改一下": the English name), else the first."""
+    longest label (the English name's, when the words name it), else the first."""
     one_of = facts(tool.name).one_of
     if not one_of or any(values.get(p) for p in one_of):
         return []

@@ -6,8 +6,9 @@ Only a tool with no row of worked facts (`facts.py`) is read this way: it is kno
 The words ask for its write when they hold one of its verbs (`verbs`: its name's first word, its
 description's own words for the act, the reader's words of writing), neither denied nor told as done,
 in a request or a statement, not a question of how things are — or, in a request that reads nothing,
-name the thing it makes ("repair ticket pls"). A request that only names what the tool records ("S2406
-的跌落结果") is no write. Of several such tools, the one whose texts and arguments the words fit best.
+name the thing it makes ("repair ticket pls"). A request that only names what the tool records
+("D204 的订单进度", of a kitchen-order tool) is no write. Of several such tools, the one whose texts and
+arguments the words fit best.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
     said = own.search(asked(text, own))
     look = reading.READ.search(text)
     if said and look and look.start() < said.start():
-        return False  # "查一下 S2406 的跌落记录": the first verb reads, and 记录 is a record
+        return False  # "查一下 D204 的下单记录": the first verb reads
     if not said:  # "repair ticket pls": the thing it makes, in a request with no verb at all
         thing = tool.name.split("_")[-1]
         named = re.search(rf"\b{thing}s?\b", text, re.IGNORECASE) is not None
