@@ -47,13 +47,13 @@ from starlette.routing import Route
 from app.serve.a2a_card import RPC_PATH, agent_card, for_base
 from app.serve.a2a_placing import context_builder, place
 from app.serve.a2a_store import RUNNING, A2ATaskStore, agent_says, outcome, owner, shown_approval
+from app.serve.admitted import TurnRequest
 from app.serve.approvals import answer_in
 from app.serve.conversations import Where
 from app.serve.errors import Cancelled, RequestError, Unauthorized, answer, describe
 from app.serve.events import CallAnswered, CallMade, Failed, Finished
 from app.serve.service import Service, signed_in
 from app.serve.streams import start_turn
-from app.serve.turns import TurnRequest
 
 MAX_MESSAGE_CHARS = 100_000  # the words of one message; the body gate holds the whole request to 1 MiB
 POLL_SECONDS = 0.3  # how often a subscription to a task another worker runs looks at it again

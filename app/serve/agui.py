@@ -35,6 +35,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import ValidationError
 
 from agent.guards import safe
+from app.serve.admitted import TurnRequest
 from app.serve.approvals import Approval
 from app.serve.conversations import Where
 from app.serve.errors import RequestError, describe
@@ -42,7 +43,6 @@ from app.serve.events import CallAnswered, CallMade, Event, Failed, Finished, St
 from app.serve.history import content_text, from_client
 from app.serve.service import Service, service, signed_in
 from app.serve.streams import EventStream, start_turn
-from app.serve.turns import TurnRequest
 
 router = APIRouter()
 APPROVAL_SCHEMA = {

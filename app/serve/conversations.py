@@ -48,6 +48,7 @@ class Conversation:
     following: bool = False  # the run is running already: the client follows it (follow.py)
     owner: str = ""  # the executor that holds the lease for this execution of the turn
     gen: int = 0  # the lease's generation it holds
+    kept: bool = False  # its conversation keeps the turn (an approval's: admitted.py), run with no workflow
 
     @property
     def lease(self) -> Lease:
@@ -70,11 +71,19 @@ class ConversationStore:
         self.leased = f"{leased(db)} AS leased"
 
     def begin(
-        self, user: str, where: Where, owner: str, limits: ServeLimits, key_hash: str | None = None
+        self,
+        user: str,
+        where: Where,
+        owner: str,
+        limits: ServeLimits,
+        key_hash: str | None = None,
+        keep: Callable[[Conversation], str | None] | None = None,
     ) -> Conversation:
         """Admit a turn under the user's limits and lease its conversation to `owner` (created if new); a
         run that is running already is not run twice: the conversation says it is `following` it. With
-        `key_hash`, the key that signed the request must be the user's and active (else Unauthorized)."""
+        `key_hash`, the key that signed the request must be the user's and active (else Unauthorized).
+        What `keep` writes of the admitted turn, if anything, is kept with the lease: what a recovery runs
+        again if its runner dies (recovery.py)."""
         now = self.clock()
         with self.db.transaction() as db:
             made = signed(db, user, key_hash) if key_hash is not None else None
@@ -87,16 +96,18 @@ class ConversationStore:
                     return replace(conversation, following=True)  # the same run, sent again
                 raise Busy("a turn is already running in this conversation; retry when it has answered")
             limits.admit(db, user, leased(self.db))
-            lease, held = taking(self.db, owner, limits.lease_seconds)
-            gen = db.execute(
-                f"UPDATE conversations SET {lease}, run_id = ?, state = 'running', stop_run = NULL, "
-                "updated_at = ? WHERE id = ? RETURNING lease_gen",
-                (*held, conversation.run_id, now, row["id"]),
-            ).fetchone()["lease_gen"]
             next_seq = db.execute(
                 "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
             ).fetchone()["n"]
-        return replace(conversation, next_seq=next_seq, owner=owner, gen=gen)
+            conversation = replace(conversation, next_seq=next_seq, owner=owner)
+            turn = keep(conversation) if keep else None
+            lease, held = taking(self.db, owner, limits.lease_seconds)
+            gen = db.execute(
+                f"UPDATE conversations SET {lease}, run_id = ?, state = 'running', stop_run = NULL, "
+                "turn = ?, updated_at = ? WHERE id = ? RETURNING lease_gen",
+                (*held, conversation.run_id, turn, now, row["id"]),
+            ).fetchone()["lease_gen"]
+        return replace(conversation, gen=gen, kept=turn is not None)
 
     def _find(self, db: Cursor, user: str, where: Where, keyed: str | None) -> Any:
         key: str | None = where.conversation_id or keyed
@@ -215,7 +226,7 @@ class ConversationStore:
         outcome = (state, answer, pending.to_json() if pending else None, self.clock())
         self.db.write(
             "UPDATE conversations SET lease_owner = NULL, lease_process = NULL, lease_until = NULL, "
-            f"state = ?, answer = ?, pending = ?, updated_at = ? WHERE run_id = ? AND {HELD}",
+            f"turn = NULL, state = ?, answer = ?, pending = ?, updated_at = ? WHERE run_id = ? AND {HELD}",
             (*outcome, conversation.run_id, *conversation.lease.params()),
         )
 

@@ -3,8 +3,10 @@ turns as DBOS workflows, checkpointed in the agent's own database (the AGENT_DB 
 Postgres, in a schema `dbos`).
 
 A turn, once admitted (turns.py), runs as a workflow in the server's turn threads, not in the request: a
-client that goes away does not stop it. Each request to the model and each tool call is a step whose result
-the conversation keeps as it ends (journal.py). When the server dies — `kill -9`, a lost machine — its
+client that goes away does not stop it. An approval's answer runs there with no workflow of its own: its
+conversation keeps the turn (admitted.py), and a recovery starts its workflow from that if it was cut.
+Each request to the model and each tool call is a step whose result the conversation keeps as it ends
+(journal.py). When the server dies — `kill -9`, a lost machine — its
 turns' leases are cut (leases.py), and a live worker, or the next start, hands their workflows back to
 DBOS (recovery.py), which finishes them with nobody asking, from what was kept: a finished step is not run
 again, a call cut off in the middle runs again only where that is safe (steps.py). A worker's lease owner
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
+from app.serve.admitted import Admitted
 from app.serve.events import Bridge, Unwatched
 from app.serve.recovery import Recovery, workflow_of
 from app.serve.settings import ServeSettings
@@ -33,7 +36,7 @@ from app.serve.steps import OnceSteps
 from plumbing.sql import Database
 
 if TYPE_CHECKING:
-    from app.serve.turns import Admitted, Turns
+    from app.serve.turns import Turns
 
 NAME = "tool-use-agent"
 # The turns a server recovers are those of this version: a new release of the code recovers the turns
@@ -76,7 +79,7 @@ def run_turns(settings: ServeSettings, turns: Turns, db: Database, stack: ExitSt
     turns.steps = lambda registry, conversation: OnceSteps(registry, turns.store, conversation)
     launch(settings, turns, turns.owner, threads)
     stack.callback(shutdown, turns.owner)
-    stack.callback(Recovery(db, turns.limits.lease_seconds, VERSION).start())
+    stack.callback(Recovery(db, turns.limits.lease_seconds, VERSION, take_up).start())
 
 
 def launch(settings: ServeSettings, turns: Turns, executor: str, threads: int) -> None:
@@ -122,6 +125,14 @@ def start(admitted: Admitted, bridge: Bridge) -> None:
             served_turn(admitted)
     finally:
         _first.reset(first)
+
+
+def take_up(turn: str, user: str) -> None:
+    """Start a workflow, here, that runs the turn its conversation kept (admitted.py: an approval's) as a
+    recovery: it adopts the turn's lease first. ValueError when `turn` is no such turn."""
+    admitted = Admitted.from_json(turn, user)
+    with SetWorkflowID(workflow_of(admitted.conversation.run_id)):
+        DBOS.start_workflow(served_turn, admitted)
 
 
 @DBOS.workflow(name="served_turn")

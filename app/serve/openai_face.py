@@ -21,13 +21,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.guards import safe
+from app.serve.admitted import TurnRequest
 from app.serve.conversations import Where
 from app.serve.errors import AfterCalls, Cancelled, RequestError, describe, error_body
 from app.serve.events import CallAnswered, CallMade, Event, Failed, Finished, Started, Text
 from app.serve.history import content_text, from_client
 from app.serve.service import Service, Signed, service, signed_for_turn, signed_in
 from app.serve.streams import EventStream, gather, start_turn
-from app.serve.turns import TurnRequest
 
 MODEL_ID = "tool-use-agent"
 router = APIRouter()

@@ -5,6 +5,8 @@ gone), and passes each on at its next generation — so that one worker, whichev
 - a turn with an unfinished workflow is handed back to DBOS (its documented `list_workflows` and
   `resume_workflows`): its lease is held for nobody for a term, the workflow is queued again, and the
   live worker that takes it adopts the lease (turns.py);
+- an approval's turn, which runs with no workflow of its own, is taken up here as a workflow started
+  from what its conversation kept (admitted.py), which adopts the lease held for nobody meanwhile;
 - a turn admitted but never started as a workflow (its worker died in between) has nothing for DBOS to
   resume: its lease is released, so that the client's re-send, or the client already following it, runs
   it at once.
@@ -36,6 +38,7 @@ RETENTION_DAYS = 7
 PRUNE_SECONDS = 3600.0  # how often a worker removes the workflows older than that
 UNFINISHED = ["PENDING", "ENQUEUED"]  # a workflow that runs, or waits to be taken up
 LEASED = "id = ? AND run_id = ? AND lease_gen = ? AND state = 'running'"
+TakeUp = Callable[[str, str], None]  # (the turn its conversation kept, its user): its workflow started
 
 
 def workflow_of(run_id: str) -> str:
@@ -53,8 +56,9 @@ def run_of(workflow_id: str) -> str:
 
 
 class Recovery:
-    def __init__(self, db: Database, term: float, version: str) -> None:
+    def __init__(self, db: Database, term: float, version: str, take_up: TakeUp) -> None:
         self.db, self.term, self.version = db, term, version
+        self.take_up = take_up  # starts the workflow of a kept turn, here (durable.py)
         self.pruned_at = -math.inf  # the first prune runs at once, however long ago the machine started
 
     def start(self) -> Callable[[], None]:
@@ -71,7 +75,8 @@ class Recovery:
         """The cut leases of running turns."""
         with self.db.reading() as db:
             rows = db.execute(
-                f"SELECT id, run_id, lease_owner, lease_gen, lease_process, {lapsed(self.db)} AS lapsed "
+                "SELECT id, user_id, run_id, lease_owner, lease_gen, lease_process, turn, "
+                f"{lapsed(self.db)} AS lapsed "
                 "FROM conversations WHERE lease_until IS NOT NULL AND state = 'running'",
                 (self.term,),
             ).fetchall()
@@ -79,8 +84,8 @@ class Recovery:
         return [row for row in rows if row["lapsed"] or row["lease_process"] in ended]
 
     def recover(self) -> list[str]:
-        """Pass on each cut lease: hand its turn back to DBOS, or release a turn that never started; the
-        workflow ids queued again."""
+        """Pass on each cut lease: hand its turn back to DBOS, take up the turn its conversation kept, or
+        release a turn that never started; the workflow ids queued again."""
         leases = self.leases()
         if not leases:
             return []
@@ -94,19 +99,35 @@ class Recovery:
             load_output=False,
         ):
             flows[run_of(flow.workflow_id)].append(flow)
-        queued, silent = [], set()
-        for row, started in self._pass_on(leases, {run for run, mine in flows.items() if mine}):
-            if started:
-                queued += [flow.workflow_id for flow in flows[row["run_id"]] if flow.status == "PENDING"]
-                silent.add(row["lease_owner"] or "")
-            else:
+        queued: list[str] = []
+        silent, recovered = set(), 0
+        flowing = {run for run, mine in flows.items() if mine}
+        kept = {row["run_id"] for row in leases if row["turn"] is not None}
+        for row, started in self._pass_on(leases, flowing | kept):
+            if not started:
                 log.warning(
                     "turn %s admitted by %s and never started: released", row["run_id"], row["lease_owner"]
                 )
+                continue
+            silent.add(row["lease_owner"] or "")
+            recovered += 1
+            if row["run_id"] in flowing:
+                queued += [flow.workflow_id for flow in flows[row["run_id"]] if flow.status == "PENDING"]
+            else:
+                self._take_up(row)
         if queued:
             DBOS.resume_workflows(queued)
-            log.warning("executors %s silent: %d turn(s) recovered", ", ".join(sorted(silent)), len(queued))
+        if recovered:
+            log.warning("executors %s silent: %d turn(s) recovered", ", ".join(sorted(silent)), recovered)
         return queued
+
+    def _take_up(self, row: Any) -> None:
+        """Start the workflow of a turn its conversation kept; one that is no such turn (a row written by
+        hand) is left to lapse again, and said."""
+        try:
+            self.take_up(row["turn"], row["user_id"])
+        except ValueError as e:
+            log.warning("turn %s not taken up: %s", row["run_id"], e)
 
     def _pass_on(self, leases: list[Any], started: set[str]) -> list[tuple[Any, bool]]:
         """Each cut lease handed back for a term (its run `started`: a workflow runs its turn), or released,

@@ -15,8 +15,9 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import StreamingResponse
 
+from app.serve.admitted import TurnRequest
 from app.serve.events import Bridge, Event, Failed, Finished, Started
-from app.serve.turns import TurnRequest, Turns
+from app.serve.turns import Turns
 
 DISCONNECT_POLL = 0.5  # seconds between looks at whether a plain request's client is still there
 

@@ -1,5 +1,7 @@
 """Turns: one turn of the served agent — admitted and leased for a request, then run as a durable
-workflow (durable.py) by the host's ChatAgent on the stored history, and given back with its outcome.
+workflow (durable.py) by the host's ChatAgent on the stored history, and given back with its outcome. An
+approval's answer runs with no workflow of its own: its conversation keeps the turn with its lease
+(admitted.py), from which a recovery starts its workflow only if its runner dies.
 
 What a request asks for, in order: the same turn again (its client's key says so) — its stored answer, or,
 when it was cut off, the rest of it, each call with the idempotency key it had; an answer to the approval
@@ -13,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Protocol
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -23,8 +25,9 @@ from agent.steps import Steps
 from agent.tools import ToolRegistry
 from agent.types import AwaitingApproval
 from app.host import Host
+from app.serve.admitted import Admitted, TurnRequest
 from app.serve.approvals import Approval, answer_in, answered
-from app.serve.conversations import Conversation, ConversationStore, Where
+from app.serve.conversations import Conversation, ConversationStore
 from app.serve.errors import Cancelled, LeaseLost, RequestError, Stopped
 from app.serve.events import Bridge, Failed, Finished, Started, Text
 from app.serve.follow import Followers, follow
@@ -35,26 +38,6 @@ from plumbing.sql import DatabaseUnavailable
 
 log = logging.getLogger("app.serve")
 STANDBY_SECONDS = 1.0  # how often a recovery looks again at a turn a live executor holds
-
-
-@dataclass(frozen=True)
-class TurnRequest:
-    user: str
-    message: str | None  # the person's new words; None: only an answer to the approval that waits
-    where: Where = Where()
-    history: list[BaseMessage] = field(default_factory=list)  # before `message`, for a new conversation
-    approval: tuple[str, bool] | None = None  # (approval id, approved?): an explicit answer (AG-UI resume)
-    # may `message` answer the approval that waits ("yes")? Not where answers name their approval (A2A)
-    answers_in_words: bool = True
-    key_hash: str | None = None  # the key that signed it, checked again as it is admitted (not kept)
-
-
-@dataclass(frozen=True)
-class Admitted:
-    """A turn admitted and leased: what its workflow is given, and runs again from after a restart."""
-
-    request: TurnRequest  # without the client's history: the conversation keeps it (ids, not history)
-    conversation: Conversation  # with the lease its first execution holds
 
 
 class Runner(Protocol):
@@ -98,7 +81,8 @@ class Turns:
         try:
             if conversation.last_state == "new" and request.history:  # kept before the turn runs
                 conversation = self.store.keep(conversation, request.history)
-            self.runner(Admitted(replace(request, history=[], key_hash=None), conversation), bridge)
+            admitted = Admitted(replace(request, history=[], key_hash=None), conversation)
+            (self.go_on if conversation.kept else self.runner)(admitted, bridge)
         except Exception as e:  # it did not start: the lease is given back
             self.store.finish(conversation, "failed", None, None)
             bridge.put(Failed(e))
@@ -111,8 +95,9 @@ class Turns:
         told = False
         for _ in range(3):
             try:
+                keep, limits = self._kept(request), self.limits
                 conversation = self.store.begin(
-                    request.user, request.where, self.owner, self.limits, request.key_hash
+                    request.user, request.where, self.owner, limits, request.key_hash, keep
                 )
             except Exception as e:
                 bridge.put(Failed(e))
@@ -126,6 +111,20 @@ class Turns:
                 return None, told
         bridge.put(Failed(Stopped("the turn stopped before it answered; send it again to go on")))
         return None, told
+
+    def _kept(self, request: TurnRequest) -> Callable[[Conversation], str | None] | None:
+        """How its conversation keeps the turn `request` asks for, when it answers the approval that waits
+        (its turn runs with no workflow: admitted.py); None where no turn runs but as a workflow."""
+        if self.runner == self.go_on:
+            return None
+
+        def keep(conversation: Conversation) -> str | None:
+            with contextlib.suppress(RequestError):  # a wrong answer fails as the turn runs, as any turn's
+                if self._decision(conversation.pending, request) is not None:
+                    return Admitted(request, conversation).to_json()
+            return None
+
+        return keep
 
     def go_on(self, admitted: Admitted, bridge: Bridge, recovered: bool = False) -> None:
         """Run an admitted turn to its end (`recovered`: taken up again, from what it stored), telling

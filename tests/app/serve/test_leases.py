@@ -15,7 +15,7 @@ import pytest
 
 from app.serve.conversations import Conversation, ConversationStore, Where
 from app.serve.database import open_agent_database
-from app.serve.durable import VERSION
+from app.serve.durable import VERSION, take_up
 from app.serve.fence import Lease
 from app.serve.keys import KeyStore
 from app.serve.leases import adopt, holder, machine, process, term
@@ -82,7 +82,7 @@ def test_lapsed_future_and_gone_leases_are_cut_and_renewed_live_ones_are_not(db)
     forge(db, turns["ahead"], 3600, "1:1@elsewhere")  # past the term: no live worker stamps that
     forge(db, turns["gone"], 25, finished_process())  # this machine's, its process ended
     forge(db, turns["elsewhere"], 25, "1:1@elsewhere")  # another machine's: only its silence would tell
-    cut = {row["id"] for row in Recovery(db, 30, VERSION).leases()}
+    cut = {row["id"] for row in Recovery(db, 30, VERSION, take_up).leases()}
     assert cut == {turns[name].id for name in ("lapsed", "ahead", "gone")}
 
 
@@ -91,7 +91,7 @@ def test_a_stamp_half_a_second_past_the_term_lives_and_one_two_seconds_past_is_c
     early, ahead = begun(db, "early-0-1"), begun(db, "ahead-0-1")
     forge(db, early, 30.5, holder())  # within the docs' 1 s of slack
     forge(db, ahead, 32, holder())
-    assert [row["id"] for row in Recovery(db, 30, VERSION).leases()] == [ahead.id]
+    assert [row["id"] for row in Recovery(db, 30, VERSION, take_up).leases()] == [ahead.id]
 
 
 def test_a_leases_deadline_is_the_databases_clock_plus_the_term(db):
