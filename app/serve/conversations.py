@@ -96,18 +96,20 @@ class ConversationStore:
                     return replace(conversation, following=True)  # the same run, sent again
                 raise Busy("a turn is already running in this conversation; retry when it has answered")
             limits.admit(db, user, leased(self.db))
-            next_seq = db.execute(
-                "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
-            ).fetchone()["n"]
-            conversation = replace(conversation, next_seq=next_seq, owner=owner)
-            turn = keep(conversation) if keep else None
             lease, held = taking(self.db, owner, limits.lease_seconds)
             gen = db.execute(
                 f"UPDATE conversations SET {lease}, run_id = ?, state = 'running', stop_run = NULL, "
-                "turn = ?, updated_at = ? WHERE id = ? RETURNING lease_gen",
-                (*held, conversation.run_id, turn, now, row["id"]),
+                "turn = NULL, updated_at = ? WHERE id = ? RETURNING lease_gen",
+                (*held, conversation.run_id, now, row["id"]),
             ).fetchone()["lease_gen"]
-        return replace(conversation, gen=gen, kept=turn is not None)
+            next_seq = db.execute(  # after the lease: a fenced step that was under way is in, or out
+                "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
+            ).fetchone()["n"]
+            conversation = replace(conversation, next_seq=next_seq, owner=owner, gen=gen)
+            turn = keep(conversation) if keep else None
+            if turn is not None:
+                db.execute("UPDATE conversations SET turn = ? WHERE id = ?", (turn, row["id"]))
+        return replace(conversation, kept=turn is not None)
 
     def _find(self, db: Cursor, user: str, where: Where, keyed: str | None) -> Any:
         key: str | None = where.conversation_id or keyed
