@@ -95,13 +95,16 @@ class ConversationStore:
                 if where.run_key is not None and row["run_id"] == conversation.run_id:
                     return replace(conversation, following=True)  # the same run, sent again
                 raise Busy("a turn is already running in this conversation; retry when it has answered")
-            limits.admit(db, user, leased(self.db))
             lease, held = taking(self.db, owner, limits.lease_seconds)
-            gen = db.execute(
+            room, counted = limits.room(user, leased(self.db))  # under the user's turns at once
+            taken = db.execute(
                 f"UPDATE conversations SET {lease}, run_id = ?, state = 'running', stop_run = NULL, "
-                "turn = NULL, updated_at = ? WHERE id = ? RETURNING lease_gen",
-                (*held, conversation.run_id, now, row["id"]),
-            ).fetchone()["lease_gen"]
+                f"turn = NULL, updated_at = ? WHERE id = ? AND {room} RETURNING lease_gen",
+                (*held, conversation.run_id, now, row["id"], *counted),
+            ).fetchone()
+            if taken is None:
+                raise limits.full()
+            gen = taken["lease_gen"]
             next_seq = db.execute(  # after the lease: a fenced step that was under way is in, or out
                 "SELECT COALESCE(MAX(seq), -1) + 1 AS n FROM messages WHERE conversation_id = ?", (row["id"],)
             ).fetchone()["n"]

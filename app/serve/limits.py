@@ -59,13 +59,16 @@ class ServeLimits:
             wait = math.ceil(window + 60 - now)
             raise TooManyRequests(f"over {self.requests_per_minute} turns a minute; retry in {wait}s", wait)
 
-    def admit(self, db: Cursor, user: str, leased: str) -> None:
-        """Refuse a new turn over the user's turns at once (those whose conversation is `leased`, SQL)."""
-        running = db.execute(
-            f"SELECT COUNT(*) AS n FROM conversations WHERE user_id = ? AND {leased}", (user,)
-        ).fetchone()["n"]
-        if running >= self.runs_per_user:
-            raise TooManyRequests(f"{running} turns of yours are running already; retry when one ends", 1)
+    def room(self, user: str, leased: str) -> tuple[str, tuple]:
+        """SQL for the statement that leases a new turn's conversation: has the user fewer turns at once than
+        allowed (those whose conversation is `leased`, SQL)? And its params. Else `full()` refuses it."""
+        mine = f"SELECT COUNT(*) FROM conversations AS mine WHERE mine.user_id = ? AND {leased}"
+        return f"({mine}) < ?", (user, self.runs_per_user)
+
+    def full(self) -> TooManyRequests:
+        return TooManyRequests(
+            f"{self.runs_per_user} turns of yours are running already; retry when one ends", 1
+        )
 
     @property
     def hold_seconds(self) -> float:
