@@ -1,7 +1,8 @@
 """`make load`: the served agent under load, durable turns, as it is deployed — N `python main.py serve`
-servers x M workers on one Postgres, the device service (`python -m devicedb`, behind ADD_MODEL_URL) they
-all write to, a scripted LLM (benchmarks/load_llm.py: each turn one add of the code the person names) —
-and U users at once over C conversations x T turns through the OpenAI face (benchmarks/load_client.py).
+servers x M workers on one Postgres (`--sqlite`: one server, on an AGENT_DB file), the device service
+(`python -m devicedb`, behind ADD_MODEL_URL) they all write to, a scripted LLM (benchmarks/load_llm.py:
+each turn one add of the code the person names) — and U users at once over C conversations x T turns
+through the OpenAI face (benchmarks/load_client.py).
 
 `--kill-at S --restart-after R`: S seconds into the load, `kill -9` of the first server's process group,
 started again R seconds later on its port (`--no-restart`: never); `--apart` runs it as if on a machine
@@ -21,7 +22,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -30,7 +30,7 @@ from pathlib import Path
 
 from benchmarks.load_client import Turn, drive
 from benchmarks.load_count import Figures, table, writes_at
-from benchmarks.load_fleet import Checkout, Process, Server, cpu_seconds
+from benchmarks.load_fleet import Checkout, Killer, Process, Server, cpu_seconds
 from benchmarks.serve_bench import KEYS_SCRIPT
 from devicedb.workers import ServiceProcess
 from plumbing.pgcluster import PostgresCluster
@@ -57,6 +57,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--apart", action="store_true", help="the killed server as if on a machine of its own (root: unshare)"
     )
     parser.add_argument(
+        "--sqlite", action="store_true", help="the agent's database an AGENT_DB file (one server only)"
+    )
+    parser.add_argument(
         "--before", type=Path, help="another checkout (its own .venv): the same load on it too"
     )
     parser.add_argument(
@@ -65,27 +68,32 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if min(args.servers, args.workers, args.users, args.conversations, args.turns) < 1:
         parser.error("--servers, --workers, --users, --conversations and --turns must be at least 1")
+    if args.sqlite and args.servers != 1:
+        parser.error("--sqlite: one server only (servers share a database through Postgres)")
     if args.before and not (args.before / ".venv" / "bin" / "python").exists():
         parser.error(f"--before {args.before}: no .venv/bin/python there (run `make install` in it)")
     return args
 
 
-def server_env(database: str, llm_url: str, device: ServiceProcess, audit: Path) -> dict[str, str]:
-    """A server's environment: nothing from the outside about models, databases or services, and limits
-    that let one user send as fast as the load does."""
+def server_env(database: dict[str, str], llm_url: str, device: ServiceProcess, audit: Path) -> dict[str, str]:
+    """A server's environment: nothing from the outside about models, databases or services but its
+    `database` (DATABASE_URL, or AGENT_DB), and limits that let one user send as fast as the load does."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(OUTSIDE)}
-    return env | {
-        "DATABASE_URL": database,
-        "LLM_BASE_URL": llm_url,
-        "LLM_STREAM": "0",
-        "ADD_MODEL_URL": f"{device.url}/api/models",
-        "DEVICE_TOKEN": device.token,
-        "AUDIT_LOG": str(audit),
-        "SERVE_REQUESTS_PER_MINUTE": "1000000",
-        "SERVE_RUNS_PER_USER": "64",
-        "NO_PROXY": "127.0.0.1,localhost",
-        "PYTHONIOENCODING": "utf-8",
-    }
+    return (
+        env
+        | database
+        | {
+            "LLM_BASE_URL": llm_url,
+            "LLM_STREAM": "0",
+            "ADD_MODEL_URL": f"{device.url}/api/models",
+            "DEVICE_TOKEN": device.token,
+            "AUDIT_LOG": str(audit),
+            "SERVE_REQUESTS_PER_MINUTE": "1000000",
+            "SERVE_RUNS_PER_USER": "64",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "PYTHONIOENCODING": "utf-8",
+        }
+    )
 
 
 def make_keys(checkout: Checkout, env: dict[str, str], users: int, cwd: Path) -> list[str]:
@@ -97,29 +105,6 @@ def make_keys(checkout: Checkout, env: dict[str, str], users: int, cwd: Path) ->
     if done.returncode != 0:
         raise SystemExit(f"making the users' keys failed: {done.stderr[-2000:]}")
     return done.stdout.split()
-
-
-class Killer(threading.Thread):
-    """`kill -9` of a server `at` seconds into the load (if it still runs), started again `after` seconds
-    later (None: never); `killed_at` is when (time.monotonic()), `back_at` when it answered again."""
-
-    def __init__(self, server: Server, at: float, after: float | None) -> None:
-        super().__init__(daemon=True)
-        self.server, self.at, self.after = server, at, after
-        self.finished = threading.Event()  # the load's end
-        self.killed_at: float | None = None
-        self.back_at: float | None = None  # when it answered again
-
-    def run(self) -> None:
-        if self.finished.wait(self.at):
-            return
-        self.killed_at = time.monotonic()
-        self.server.kill()
-        if self.after is None:
-            return
-        time.sleep(self.after)
-        self.server.start().wait_up()
-        self.back_at = time.monotonic()
 
 
 @dataclass
@@ -148,11 +133,16 @@ def start_fleet(
 ) -> Fleet:
     """The device service and the servers of one checkout, on databases of their own, stopped with `stack`."""
     side = f"{checkout.name.replace('-', '_').lower()}_{os.getpid()}"
-    database, devices = postgres.create_database(f"agent_{side}"), postgres.create_database(f"devices_{side}")
     folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="load-")))
     if args.keep:
         folder = args.keep.resolve() / side
         folder.mkdir(parents=True)
+    devices = postgres.create_database(f"devices_{side}")
+    database = (
+        {"AGENT_DB": str(folder / "agent.db")}
+        if args.sqlite
+        else {"DATABASE_URL": postgres.create_database(f"agent_{side}")}
+    )
     device = stack.enter_context(ServiceProcess(devices, workers=args.device_workers))
     env = server_env(database, llm.url, device, folder / "audit.jsonl")
     keys = make_keys(checkout, env, args.users, folder)
@@ -230,8 +220,9 @@ def main(argv: list[str] | None = None) -> None:
     back = "never back" if args.no_restart else f"back after {args.restart_after:g} s"
     where = " (as if on a machine of its own)" if args.apart else ""
     kill = f", kill -9 of a server{where} at {args.kill_at:g} s, {back}" if args.kill_at else ""
+    on = "one SQLite file" if args.sqlite else "one Postgres"
     print(
-        f"load: {args.servers} server(s) x {args.workers} worker(s) on one Postgres, durable turns, "
+        f"load: {args.servers} server(s) x {args.workers} worker(s) on {on}, durable turns, "
         f"{args.users} users over {args.conversations} conversations x {args.turns} turns{kill}\n",
         flush=True,
     )

@@ -1,6 +1,6 @@
 """The load test's processes: N `main.py serve` servers (each a process group that can be killed with
 -9 and started again on its port), the device service they all write to, and the CPU seconds each process
-tree spent, read from /proc."""
+tree spent, read from /proc; and the kill -9 of a server mid-load (Killer)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,3 +159,26 @@ class Process:
 
     def stop(self) -> None:
         stop(self.process, grace=5)
+
+
+class Killer(threading.Thread):
+    """`kill -9` of a server `at` seconds into the load (if it still runs), started again `after` seconds
+    later (None: never); `killed_at` is when (time.monotonic()), `back_at` when it answered again."""
+
+    def __init__(self, server: Server, at: float, after: float | None) -> None:
+        super().__init__(daemon=True)
+        self.server, self.at, self.after = server, at, after
+        self.finished = threading.Event()  # the load's end
+        self.killed_at: float | None = None
+        self.back_at: float | None = None  # when it answered again
+
+    def run(self) -> None:
+        if self.finished.wait(self.at):
+            return
+        self.killed_at = time.monotonic()
+        self.server.kill()
+        if self.after is None:
+            return
+        time.sleep(self.after)
+        self.server.start().wait_up()
+        self.back_at = time.monotonic()
