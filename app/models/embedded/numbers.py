@@ -1,13 +1,14 @@
 """Numbers: the amounts a request states, for an argument whose schema type is a number: digits in any
-width ("２０" is 20), with a decimal point, and Chinese numerals ("三百", "两千五百", "十二"), each read
-as written, in the order they stand. A lone 一 is a word ("一下"), not an amount."""
+width ("２０" is 20), with a decimal point or a k for thousands ("5k"), Chinese numerals ("三百", "两千五百",
+"十二") and English ones ("two hundred"), each read as written, in the order they stand. A lone 一 or
+"one" is a word ("一下", "the one"), not an amount."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
-_DIGITS = re.compile(r"(?<![A-Za-z0-9.\-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9\-])")
+_DIGITS = re.compile(r"(?<![A-Za-z0-9.\-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9\-]|\.[0-9])")
 _CHINESE = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 _DIGIT = {
     "零": 0,
@@ -24,6 +25,21 @@ _DIGIT = {
     "九": 9,
 }
 _UNIT = {"十": 10, "百": 100, "千": 1000}
+_SMALL = (  # the words of 0 to 19
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+)
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_ONES = {word: n for n, word in enumerate(_SMALL.split(" "))} | {
+    word: 10 * n for n, word in enumerate(_TENS.split(" "), 2)
+}
+_NUMBER_WORD = rf"(?:{'|'.join(_ONES)}|hundred|thousand|million)"
+# a run of number words ("two hundred", "twenty-five", "a thousand"), joined by spaces, dashes or "and"
+_ENGLISH = re.compile(
+    rf"\b(?:an?\s+(?=hundred|thousand|million))?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*\b",
+    re.IGNORECASE,
+)
+_THOUSANDS = re.compile(r"(?<![A-Za-z0-9.])([0-9]+(?:\.[0-9]+)?)\s?[kK](?![A-Za-z0-9])")  # "5k", "1.5k"
 
 
 def numbers(text: str) -> list[str]:
@@ -34,8 +50,34 @@ def numbers(text: str) -> list[str]:
 def numbers_at(text: str) -> list[tuple[int, int, str]]:
     """The amounts `text` (already NFKC) states, each with where it stands: (start, end, value)."""
     found = [(m.start(), m.end(), m[0]) for m in _DIGITS.finditer(text)]
+    found += [(m.start(), m.end(), _thousands(m[1])) for m in _THOUSANDS.finditer(text)]  # "5k"
     found += [(m.start(), m.end(), str(chinese(m[0]))) for m in _CHINESE.finditer(text) if m[0] != "一"]
+    found += [(m.start(), m.end(), str(english(m[0]))) for m in _ENGLISH.finditer(text) if _counted(m[0])]
     return sorted(found)
+
+
+def english(words: str) -> int:
+    """An English numeral's value: "two hundred" 200, "twenty-five" 25, "three thousand five hundred" 3500."""
+    total = section = 0
+    for word in re.findall(r"[a-z]+", words.casefold()):
+        if word in _ONES:
+            section += _ONES[word]
+        elif word == "hundred":
+            section = max(section, 1) * 100
+        elif word in ("thousand", "million"):
+            total += max(section, 1) * (1000 if word == "thousand" else 1_000_000)
+            section = 0
+    return total + section
+
+
+def _counted(words: str) -> bool:
+    """Is the run an amount, not a word ("one of them", "a"): more than a lone "one"?"""
+    return words.strip().casefold() not in ("one", "a", "an")
+
+
+def _thousands(said: str) -> str:
+    value = float(said) * 1000
+    return str(int(value)) if value.is_integer() else str(value)
 
 
 def chinese(numeral: str) -> int:

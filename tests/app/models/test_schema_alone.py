@@ -14,7 +14,7 @@ from agent.types import ToolContext
 from app.models.embedded.aliases import aliases
 from app.models.embedded.durations import duration
 from app.models.embedded.identifiers import joined, quoted, runs
-from app.models.embedded.numbers import chinese
+from app.models.embedded.numbers import chinese, numbers
 from app.models.embedded.routing import Router
 from tools import default_tools
 
@@ -143,3 +143,12 @@ def test_chinese_numerals_as_people_shorten_them(numeral, value):
 def test_a_span_of_time_in_words_is_the_number_a_parameter_in_minutes_takes(said, minutes):
     spec = {"type": "integer", "description": "metrics window in minutes"}
     assert duration(said, "window_minutes", spec) == ([minutes] if minutes else [])
+
+
+@pytest.mark.parametrize(
+    "said, found",
+    [("boost two hundred dollars", ["200"]), ("twenty-five kg", ["25"]), ("a hundred and twenty", ["120"]),
+     ("boost 5k", ["5000"]), ("1.5k budget", ["1500"]), ("the one on the left", [])],
+)  # fmt: skip
+def test_english_numerals_and_thousands_with_a_k(said, found):
+    assert numbers(said) == found
