@@ -24,7 +24,7 @@ from app.models.embedded.aliases import aliases
 from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.durations import duration
-from app.models.embedded.facts import NONE, UNSET, facts
+from app.models.embedded.facts import UNSET, alone, facts
 from app.models.embedded.identifiers import fits as _fits
 from app.models.embedded.identifiers import identifier, patterned, quoted, runs, unlike
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
@@ -53,11 +53,11 @@ def values_for(
     labelled = {name: value for name, value in labelled.items() if not _unset(value)}
     named = names(rest)
     found = {
-        "codes": codes(rest),
+        "codes": (coded := codes(rest)),
         "arithmetic": [e for e in [arithmetic(text)] if e],
         "names": named,
-        "claimed": [c for c in codes(rest) if any(claims(other, c) for other in among if other is not tool)]
-        + [c for c in codes(rest) if any(claims(tool, part) for part in [c, *c.split()])],  # its own
+        "claimed": [c for c in coded if any(claims(other, c) for other in among if other is not tool)]
+        + [c for c in coded if any(claims(tool, part) for part in [c, *c.split()])],  # its own
         "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
         "runs": [r for r in [*runs(unlike(_without(rest, named))), *named] if _run(r)],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
@@ -165,8 +165,7 @@ def _run(run: str) -> bool:
 
 def _only_free(spec: dict[str, Any], tool: FunctionTool, properties: dict[str, Any]) -> bool:
     """Is this the one free text of a tool read from its schema alone?"""
-    alone = facts(tool.name) == NONE
-    return _free(spec) and alone and sum(1 for p in properties.values() if _free(p)) == 1
+    return _free(spec) and alone(tool.name) and sum(1 for p in properties.values() if _free(p)) == 1
 
 
 def _free(spec: dict[str, Any]) -> bool:
@@ -195,7 +194,7 @@ def _own(tool: FunctionTool) -> str:
 def claims(tool: FunctionTool, code: str) -> bool:
     """Does a pattern of one of `tool`'s arguments fit `code` whole?"""
     properties = tool.parameters.get("properties", {})
-    forms = [code, code.upper()] if facts(tool.name) == NONE else [code]  # "blp881", of capitals
+    forms = [code, code.upper()] if alone(tool.name) else [code]  # "blp881", of capitals
     return any(spec.get("pattern") and any(_fits(f, spec) for f in forms) for spec in properties.values())
 
 

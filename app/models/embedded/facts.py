@@ -181,6 +181,11 @@ def facts(name: str) -> Facts:
     return FACTS.get(name, NONE)
 
 
+def alone(name: str) -> bool:
+    """Is the tool known by its schema alone (a tool added the README's way: no row of facts)?"""
+    return name not in FACTS
+
+
 def person_facing(fields: dict[str, Any], lang: str) -> dict[str, Any]:
     """A result's fields as the person reads them in `lang`: the date and time apart, the weekday and
     the service's placeholders in that language, and the market names together (`names`)."""

@@ -5,11 +5,12 @@ make one ("8697 3104 5902 216", "IT LT 00877"), and what the person put in quote
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
-from app.models.embedded.facts import NONE, facts
+from app.models.embedded.facts import alone
 
 _QUOTED = re.compile(
     r"(?:(?<=\s)|^|(?<=[:：,，]))'([^']+)'(?=[\s,，.。!！?？]|$)|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|『([^』]+)』"
@@ -65,8 +66,7 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
     alone, runs as typed, in capitals, or joined ("blp881", "IT LT 00877"); identifiers first."""
     words = [w for w in found["words"] if whole(w, spec["pattern"]) and not own_word(w, tool)]
     fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if fits(v, spec)]
-    alone = facts(tool.name) == NONE
-    for written in ([], found["runs"], joined(text)) if alone else ():
+    for written in ([], found["runs"], joined(text)) if alone(tool.name) else ():
         said = [form for w in written for form in (w, w.upper())]
         fitting = fitting or [w for w in said if fits(w, spec) and whole(w, spec["pattern"])]
     if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
@@ -77,8 +77,13 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
 def own_word(word: str, tool: FunctionTool) -> bool:
     """Is `word` one of the tool's own words, typed as a word ("server", of "Get server status"), not as
     a code in capitals ("MSFT", an example of a ticker)?"""
-    own = f"{tool.name.replace('_', ' ')} {tool.description}"  # not a parameter's example ("例如 zhangwei")
-    return not word.isupper() and word.casefold() in set(tokens(own))
+    return not word.isupper() and word.casefold() in _own_words(tool.name, tool.description)
+
+
+@cache
+def _own_words(name: str, description: str) -> frozenset[str]:
+    """The words of a tool's name and description (not a parameter's example: "例如 zhangwei")."""
+    return frozenset(tokens(f"{name.replace('_', ' ')} {description}"))
 
 
 def whole(word: str, pattern: str) -> bool:

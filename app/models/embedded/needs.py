@@ -7,7 +7,7 @@ from __future__ import annotations
 from agent.tools import FunctionTool
 from app.models.embedded import spans
 from app.models.embedded.arguments import labels
-from app.models.embedded.facts import NONE, facts
+from app.models.embedded.facts import alone, facts
 
 
 def lacking(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
@@ -22,7 +22,7 @@ def lacking(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list
 def _unsure(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
     """A write of a tool read from its schema alone, with several values of a required argument not
     listed together (two desks, one or the other): which one is a question, not several writes."""
-    if tool.effect == "read" or facts(tool.name) != NONE:
+    if tool.effect == "read" or not alone(tool.name):
         return []
     listed = {p: spec.get("enum") for p, spec in tool.parameters.get("properties", {}).items()}
     return [

@@ -51,6 +51,12 @@ def shared_words(text: str, tool: FunctionTool, among: list[FunctionTool]) -> fl
     return sum(math.log(1 + len(among) / having[w]) for w in asked & own[tool.name])
 
 
+def fit(text: str, tool: FunctionTool, among: list[FunctionTool], values: dict[str, list[str]]) -> float:
+    """How well `tool` fits the request: words shared with its texts (rarer words count more), and two
+    for each of its arguments the words fill."""
+    return shared_words(text, tool, among) + 2 * sum(1 for found in values.values() if found)
+
+
 def words(text: str) -> list[str]:
     """Words for matching: Latin words without stop words, and CJK pairs (single characters say little)."""
     return [w for w in tokens(text) if not (len(w) == 1 and reading.CJK.match(w))]

@@ -12,11 +12,16 @@ from app.models.embedded.acts import asked
 from app.models.embedded.overlap import texts
 
 
+def own_verb(name: str) -> str:
+    """The first word of a tool's name ("book", of book_meeting_room; "get", of getWeather)."""
+    return re.split(r"_|(?<=[a-z])(?=[A-Z])", name)[0]
+
+
 def commanded(text: str, registry: ToolRegistry) -> bool:
     """Does the message start with the verb a tool's name starts with ("calculate my bmi", of the tool
     calculate_bmi; "calculate …" of the calculator): a request in the tools' own words."""
     first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", text)
-    verbs = {re.split(r"_|(?<=[a-z])(?=[A-Z])", t.name)[0].casefold() for t in registry.tools()}
+    verbs = {own_verb(t.name).casefold() for t in registry.tools()}
     word = first[1].casefold() if first else ""
     return word in verbs or len(word) >= 5 and any(verb[:5] == word[:5] for verb in verbs)  # calculator
 
@@ -25,7 +30,7 @@ def in_own_verb(text: str, tool: FunctionTool) -> bool:
     """Does the request hold the tool's own verb: the first word of its name ("book", of book_meeting_room),
     or the first two characters of its description's Chinese and the second of them alone (预订, 订), and
     neither denied nor told as done (`acts.py`)?"""
-    verbs = [rf"\b{re.escape(re.split(r'_|(?<=[a-z])(?=[A-Z])', tool.name)[0])}\w*"]
+    verbs = [rf"\b{re.escape(own_verb(tool.name))}\w*"]
     if chinese := re.search(r"[\u3400-\u9fff]{2}", tool.description):
         verbs += [re.escape(chinese[0]), re.escape(chinese[0][1])]
     pattern = re.compile("|".join(verbs), re.IGNORECASE)

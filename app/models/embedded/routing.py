@@ -25,9 +25,9 @@ from langchain_core.messages import BaseMessage, HumanMessage
 
 from agent.memory import TYPED
 from agent.tools import FunctionTool, ToolRegistry
-from app.models.embedded import meaning, reading, spelling
+from app.models.embedded import meaning, overlap, reading, spelling
 from app.models.embedded.arguments import claims, mentions, values_for
-from app.models.embedded.facts import FACTS, NAME_LABELS, NONE, facts
+from app.models.embedded.facts import FACTS, NAME_LABELS, alone, facts
 from app.models.embedded.needs import lacking, patterned_value, required
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
@@ -129,7 +129,9 @@ class Router:
         and the values (other than runs of words) it gives them; the first that takes what it needs (or,
         for a change, the first)."""
         among = tuple(fitting)
-        fit = {t.name: self._fit(t, text, fitting, values_for(t, text, among, ranking=True)) for t in fitting}
+        fit = {
+            t.name: overlap.fit(text, t, fitting, values_for(t, text, among, ranking=True)) for t in fitting
+        }
         ranked = sorted(fitting, key=lambda t: -fit[t.name])
         remark, statement = reading.remarks(text), not reading.asks_or_requests(text)
         subject = without_acts(text)  # what is asked about, not "查一下"
@@ -192,11 +194,6 @@ class Router:
             return "identity"
         return small_talk(text)
 
-    def _fit(self, tool: FunctionTool, text: str, among: list[FunctionTool], values: dict) -> float:
-        """How well `tool` fits the request: words shared with its texts (rarer words count more), and
-        two for each of its arguments the words fill."""
-        return shared_words(text, tool, among) + 2 * sum(1 for v in values.values() if v)
-
     def _calls(self, tool: FunctionTool, values: dict[str, list[Any]]) -> tuple[Arguments, ...]:
         """One call per value of the first required argument that has several (several codes); the
         optional values then go with none of them (whose market name would it be?), but for a tool read
@@ -211,7 +208,7 @@ class Router:
         if spread is None:
             return (first,)
         needed = {name: value for name, value in first.items() if name in required(tool)}
-        if facts(tool.name) == NONE:  # a tool read from its schema alone: "报价都是350" is each call's
+        if alone(tool.name):  # a tool read from its schema alone: "报价都是350" is each call's
             needed |= {name: found[0] for name, found in values.items() if len(found) == 1}
         return tuple({**needed, spread: value} for value in values[spread][: self.max_calls])
 

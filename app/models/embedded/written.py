@@ -20,8 +20,9 @@ from agent.tools import FunctionTool
 from app.models.embedded import reading
 from app.models.embedded.acts import asked
 from app.models.embedded.arguments import values_for
-from app.models.embedded.facts import NONE, facts
-from app.models.embedded.overlap import shared_words
+from app.models.embedded.facts import alone
+from app.models.embedded.overlap import fit
+from app.models.embedded.relevance import own_verb
 
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 _DENIED = re.compile(r"先(?:别|不要|莫)|不用|别|暂时不|\b(?:don'?t|do not|never ?mind|no need)\b", re.I)
@@ -30,7 +31,7 @@ _DENIED = re.compile(r"先(?:别|不要|莫)|不用|别|暂时不|\b(?:don'?t|do
 def requested(text: str, tools: list[FunctionTool], own: bool = False) -> FunctionTool | None:
     """The added write tool the words ask to run, if they ask for one (see the module's docstring);
     `own`: by its own verbs only, not the reader's words of writing (which ask for the demo's add too)."""
-    added = [t for t in tools if t.effect == "write" and facts(t.name) == NONE]
+    added = [t for t in tools if t.effect == "write" and alone(t.name)]
     writes = [t for t in added if _asks_for_it(text, t, own)]
     scored = sorted(((_fit(t, text, tools), i, t) for i, t in enumerate(writes)), key=lambda s: (-s[0], s[1]))
     if not scored or scored[0][0] <= 0:
@@ -41,9 +42,7 @@ def requested(text: str, tools: list[FunctionTool], own: bool = False) -> Functi
 
 
 def _fit(tool: FunctionTool, text: str, tools: list[FunctionTool]) -> float:
-    """The words the request shares with the tool's texts, and two for each argument its words fill."""
-    values = values_for(tool, text, tuple(tools), ranking=True)
-    return shared_words(text, tool, tools) + 2 * sum(1 for found in values.values() if found)
+    return fit(text, tool, tools, values_for(tool, text, tuple(tools), ranking=True))
 
 
 def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
@@ -71,7 +70,7 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     first two characters of its description's Chinese (登记), the words of a list its description gives
     for the act ("明确说开单/建单/下工单时", "Schedule (queue / 排期)"), and the reader's words of writing;
     a Chinese pair with a measure word between ("开个单"), or its first character with one ("排一条")."""
-    named = re.split(r"_|(?<=[a-z])(?=[A-Z])", tool.name)[0]
+    named = own_verb(tool.name)
     chinese = re.match(r"\s*([\u3400-\u9fff]{2})", tool.description)  # a description that opens in Chinese
     found = [chinese[1]] if chinese else []
     for clause in re.split(r"[，,；;。()（）]|[.](?:\s|$)", tool.description):
