@@ -59,7 +59,7 @@ def cases(
             found: list[Evaluator[Any, Any, Any]] = [
                 *(tool_evaluators(spec) if isinstance(spec, ToolPrompt) else evaluators(spec))
             ]
-            yield Case(name=case_id(name, index), inputs=spec, metadata=metadata, evaluators=found)
+            yield Case(name=case_id(name, index), inputs=spec, metadata=metadata, evaluators=tuple(found))
 
 
 def evaluators(spec: Spec) -> list[Evaluator[Spec, Turn, dict[str, str]]]:
