@@ -41,7 +41,7 @@ def placed(text: str, properties: dict[str, Any], required: list[str]) -> dict[s
         return {}  # "30 or 40": which one is a question
     if len(numeric) == 1 and numeric[0] in required and spans.listed(text, values):
         return {numeric[0]: values} if all(_allowed(v, properties[numeric[0]]) for v in values) else {}
-    return {name: [value] for name, value in _one_each(text, found, numeric, properties, required).items()}
+    return _one_each(text, found, numeric, properties, required)
 
 
 def _one_each(
@@ -50,25 +50,89 @@ def _one_each(
     numeric: list[str],
     properties: dict[str, Any],
     required: list[str],
-) -> dict[str, str]:
-    """Each numeric parameter's one number, by the words next to it, then the schema's order."""
+) -> dict[str, list[str]]:
+    """Each numeric parameter's number, by the words next to it, then the schema's order; and the more
+    numbers of one (`_more`): a call each."""
     labels = _labels(numeric, properties)
     scores = [
         (_nearness(_around(text, found, i), labels[name]), -i, name)
         for i in range(len(found))
         for name in numeric
     ]
-    taken: dict[str, str] = {}
-    used: set[int] = set()
+    taken: dict[str, int] = {}  # parameter -> its (first) number's index
     for score, minus_i, name in sorted(scores, reverse=True):
         i = -minus_i
-        if score > 0 and name not in taken and i not in used and _allowed(found[i][2], properties[name]):
-            taken[name], used = found[i][2], used | {i}
-    left = [value for i, (_, _, value) in enumerate(found) if i not in used]
+        if (
+            score > 0
+            and name not in taken
+            and i not in taken.values()
+            and _allowed(found[i][2], properties[name])
+        ):
+            taken[name] = i
+    left = [i for i in range(len(found)) if i not in taken.values()]
     open_ = [name for name in numeric if name in required and name not in taken]
-    if len(left) == len(open_) and all(_allowed(v, properties[n]) for v, n in zip(left, open_, strict=True)):
-        taken |= dict(zip(open_, left, strict=True))
-    return taken
+    more: dict[int, str] = {}
+    if len(left) == len(open_) and all(
+        _allowed(found[i][2], properties[n]) for i, n in zip(left, open_, strict=True)
+    ):
+        taken |= dict(zip(open_, left, strict=True))  # "a 200000 loan at 4.5 percent": what is left
+    else:
+        more = _more(text, found, taken, scores, properties)
+        left = [i for i in left if i not in more]
+        if (
+            len(open_) == 1
+            and _one_list(text, found, left)
+            and all(_allowed(found[i][2], properties[open_[0]]) for i in left)
+        ):
+            taken[open_[0]] = left[0]  # "after 3, 6, 9 and 12 days": what is left, listed, is the one open
+            more |= {i: open_[0] for i in left[1:]}
+    return {
+        name: [found[j][2] for j in sorted([i, *(j for j, of in more.items() if of == name)])]
+        for name, i in taken.items()
+    }
+
+
+def _more(
+    text: str,
+    found: list[tuple[int, int, str]],
+    taken: dict[str, int],
+    scores: list[tuple[float, int, str]],
+    properties: dict[str, Any],
+) -> dict[int, str]:
+    """The numbers no parameter took that are more values of one that took a number: named by its words
+    alone ("a radius of 3 and a radius of 5"), or listed with one of its numbers ("at 30, 45 and 60
+    degrees"): number's index -> the parameter."""
+    of = {i: name for name, i in taken.items()}
+    best: dict[int, tuple[float, str]] = {}
+    for score, minus_i, name in scores:
+        if score > best.get(-minus_i, (0.0, ""))[0]:
+            best[-minus_i] = (score, name)
+    more = {
+        i: name
+        for i, (_, name) in best.items()
+        if i not in of and name in taken and _allowed(found[i][2], properties[name])
+    }
+    grown = True
+    while grown:  # a number listed with one of a parameter's is that parameter's too
+        grown = False
+        for i in (i for i in range(len(found)) if i not in of and i not in more):
+            at = {**of, **more}
+            listed = next((at[j] for j in (i - 1, i + 1) if j in at and _joined(text, found, min(i, j))), "")
+            if listed and _allowed(found[i][2], properties[listed]):
+                more[i], grown = listed, True
+    return more
+
+
+def _one_list(text: str, found: list[tuple[int, int, str]], indices: list[int]) -> bool:
+    """Are the numbers at `indices` (more than one) one list, each after the one before ("3, 6 and 9")?"""
+    return len(indices) > 1 and all(
+        j == i + 1 and _joined(text, found, i) for i, j in zip(indices, indices[1:], strict=False)
+    )
+
+
+def _joined(text: str, found: list[tuple[int, int, str]], i: int) -> bool:
+    """Are the i-th number and the next listed together ("30, 45 and 60")?"""
+    return i + 1 < len(found) and spans.joins(text[found[i][1] : found[i + 1][0]])
 
 
 def _labels(numeric: list[str], properties: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -92,6 +156,8 @@ def _units(said: str) -> set[str]:
         words
         for code, words in spelling.cues().get("units", {}).items()
         if any(w.casefold() in lowered for w in [code, *words] if len(w) > 1 or not w.isascii())
+        or re.search(rf"(?<![A-Za-z]){code}(?![A-Za-z])", said)
+        and len(code) == 1  # "Temperature in K"
     ]
     return {w for words in named for word in words for w, _ in _plain(word)}
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
+from app.models.embedded import english
+from app.models.embedded.aliases import aliases
 from app.models.embedded.facts import alone
 
 _QUOTED = re.compile(
@@ -65,6 +67,8 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
     """The values a pattern fits: codes, sums and words as written; for a tool read from its schema
     alone, runs as typed, in capitals, or joined ("blp881", "IT LT 00877"); identifiers first."""
     words = [w for w in found["words"] if whole(w, spec["pattern"]) and not own_word(w, tool)]
+    words = [w for w in words if w.casefold() not in _enum_words(tool) and not english.common(w)]
+    words = sorted(words, key=english.frequency)
     fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if fits(v, spec)]
     for written in ([], found["runs"], joined(text)) if alone(tool.name) else ():
         said = [form for w in written for form in (w, w.upper())]
@@ -72,6 +76,16 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
     if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
         fitting = [v for v in fitting if re.search("[0-9]", v)]
     return list(dict.fromkeys(fitting))
+
+
+def _enum_words(tool: FunctionTool) -> frozenset[str]:
+    """The words that name a value of one of the tool's enums: the values, and the words its texts give
+    for them (aliases.py)."""
+    properties = tool.parameters.get("properties", {})
+    enums = [name for name, spec in properties.items() if spec.get("enum")]
+    named = [form for name in enums for word in aliases(tool, name) for form in (word, word.replace("-", ""))]
+    listed = [str(v) for name in enums for v in properties[name]["enum"]]
+    return frozenset(w.casefold() for w in [*named, *listed])
 
 
 def own_word(word: str, tool: FunctionTool) -> bool:

@@ -8,28 +8,44 @@ from agent.tools import FunctionTool
 from app.models.embedded import spans
 from app.models.embedded.arguments import labels
 from app.models.embedded.facts import alone, facts
+from app.models.embedded.identifiers import identifier, runs, whole
 
 
 def lacking(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
     """The arguments the tool needs that the words give no value."""
-    return (
-        [p for p in required(tool) if not values.get(p)]
-        + _one_of_missing(tool, values, text)
-        + _unsure(tool, values, text)
-    )
+    needed = [
+        *(p for p in required(tool) if not values.get(p)),
+        *_one_of_missing(tool, values, text),
+        *_unsure(tool, values, text),
+    ]
+    return list(dict.fromkeys(needed))
 
 
 def _unsure(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list[str]:
     """A write of a tool read from its schema alone, with several values of a required argument not
-    listed together (two desks, one or the other): which one is a question, not several writes."""
+    listed together (two desks, one or the other), or two of any argument said as one or the other: which
+    one is a question, not several writes, nor a write without it."""
     if tool.effect == "read" or not alone(tool.name):
         return []
-    listed = {p: spec.get("enum") for p, spec in tool.parameters.get("properties", {}).items()}
-    return [
+    properties = tool.parameters.get("properties", {})
+    listed = {p: spec.get("enum") for p, spec in properties.items()}
+    several = [
         p
         for p in required(tool)
         if len(values.get(p, [])) > 1 and not listed.get(p) and not spans.listed(text, values[p])
     ]  # an enum's values are named by their words: "IG and FB"
+    return several + [p for p, spec in properties.items() if p not in several and _either(spec, text)]
+
+
+def _either(spec: dict, text: str) -> bool:
+    """Does the request give two identifiers of the argument's pattern as one or the other ("IT-LT-00587
+    还是 IT-LT-00578")? Which one is a question, for an optional argument too: no write without it."""
+    pattern = spec.get("pattern")
+    if not pattern:
+        return False
+    said = [run for run in runs(text) if identifier(run)]
+    fitting = [run for run in said if whole(run, pattern) or whole(run.upper(), pattern)]
+    return len(set(fitting)) > 1 and spans.alternatives(text, fitting)
 
 
 def patterned_value(tool: FunctionTool, values: dict[str, list[str]]) -> bool:

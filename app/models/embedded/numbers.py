@@ -39,7 +39,7 @@ _ENGLISH = re.compile(
     rf"\b(?:an?\s+(?=hundred|thousand|million))?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*\b",
     re.IGNORECASE,
 )
-_THOUSANDS = re.compile(r"(?<![A-Za-z0-9.])([0-9]+(?:\.[0-9]+)?)\s?[kK](?![A-Za-z0-9])")  # "5k", "1.5k"
+_THOUSANDS = re.compile(r"(?<![A-Za-z0-9.])([0-9]+(?:\.[0-9]+)?)[kK](?![A-Za-z0-9])")  # "5k", "1.5k"
 
 
 def numbers(text: str) -> list[str]:

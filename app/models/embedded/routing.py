@@ -195,9 +195,10 @@ class Router:
         return small_talk(text)
 
     def _calls(self, tool: FunctionTool, values: dict[str, list[Any]]) -> tuple[Arguments, ...]:
-        """One call per value of the first required argument that has several (several codes); the
-        optional values then go with none of them (whose market name would it be?), but for a tool read
-        from its schema alone, an optional value said once goes with each."""
+        """One call per value of the first required argument that has several (several codes), each with
+        the k-th value of every argument that has as many; the optional values said once then go with
+        none of them (whose market name would it be?), but for a tool read from its schema alone, an
+        optional value said once goes with each."""
         properties = tool.parameters.get("properties", {})
         values = {
             name: [typed(v, properties.get(name, {}).get("type", "string")) for v in found]
@@ -210,7 +211,12 @@ class Router:
         needed = {name: value for name, value in first.items() if name in required(tool)}
         if alone(tool.name):  # a tool read from its schema alone: "报价都是350" is each call's
             needed |= {name: found[0] for name, found in values.items() if len(found) == 1}
-        return tuple({**needed, spread: value} for value in values[spread][: self.max_calls])
+        count = len(values[spread])  # arguments with as many values go together: "radius 1 and height 4, ..."
+        together = [name for name, found in values.items() if len(found) == count]
+        return tuple(
+            {**needed, **{name: values[name][k] for name in together}}
+            for k in range(min(count, self.max_calls))
+        )
 
 
 def _effect(text: str, registry: ToolRegistry) -> str:

@@ -87,7 +87,12 @@ def value(text: str, known: str, described: str) -> list[str]:
 def _listed(text: str, first: str, then: str) -> bool:
     """Are two values listed together ("Paris and London", "北京和上海"): only "and" or a comma between
     them, and words any request holds ("and in London")? Never "or": one or the other is a question."""
-    between = _between(text, first, then)
+    return joins(_between(text, first, then))
+
+
+def joins(between: str) -> bool:
+    """Do the words between two values list them together: "and" or a comma, and words any request
+    holds, never "or"?"""
     rest = _AND.sub(" ", unfilled(between))
     return bool(_AND.search(between)) and not tokens(rest) and not _OR.search(between)
 

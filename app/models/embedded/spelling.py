@@ -3,10 +3,10 @@
 People type "pls put it in the db", "the Englissh name", "天加" (for 添加). Before the host reads what a
 request asks (`reading.py`), the words it looks for are written out: the short forms of chat and synonyms
 (`cues.yaml`), a Latin word one letter off the reader's word (a letter dropped, added, changed, or two
-swapped, by rapidfuzz's optimal string alignment distance), and Chinese characters that sound like the
-reader's word (by pypinyin, loaded only when no word of what is to be done is found as written). Codes,
-numbers and the words the reader does not know stay as typed: values are still taken from the person's own
-words, and a write still asks the person first.
+swapped, by rapidfuzz's optimal string alignment distance) that is no word of English itself (`english.py`),
+and Chinese characters that sound like the reader's word (by pypinyin, loaded only when no word of what is
+to be done is found as written). Codes, numbers and the words the reader does not know stay as typed:
+values are still taken from the person's own words, and a write still asks the person first.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from functools import cache
 from pathlib import Path
 
 import yaml
+
+from app.models.embedded import english
 
 CUES = Path(__file__).with_name("cues.yaml")
 _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9'-])[A-Za-z]+(?:'[A-Za-z]+)?(?![A-Za-z0-9-])")
@@ -67,12 +69,12 @@ def _vocabulary(patterns: tuple[re.Pattern[str], ...]) -> tuple[frozenset[str], 
 def _nearest(word: str, vocabulary: frozenset[str]) -> str:
     """`word`, or the reader's word it is one letter off (the first in order, when several are)."""
     lowered = word.lower()
-    if len(word) < cues()["typo_length"] or lowered in vocabulary or lowered in cues()["words"]:
+    if len(word) < cues()["typo_length"] or lowered in vocabulary:
         return word
     from rapidfuzz.distance import OSA
 
     near = sorted(v for v in vocabulary if abs(len(v) - len(lowered)) <= 1 and OSA.distance(v, lowered) == 1)
-    return near[0] if near else word
+    return near[0] if near and not english.known(lowered) else word  # "whole" is no "whose"
 
 
 def _by_sound(text: str, words: tuple[str, ...]) -> str:

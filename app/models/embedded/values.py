@@ -64,12 +64,21 @@ def _brand_names() -> re.Pattern[str]:
 def _code_pieces(run: str) -> list[str]:
     """`run` split at the space-joined words that are no part of a code ("Is SM-A5460" -> "SM-A5460")."""
     pieces: list[list[str]] = [[]]
-    for group in run.split(" "):
-        if re.search(r"\d", group) or "-" in group or group.isupper():
+    groups = run.split(" ")
+    for i, group in enumerate(groups):
+        quantity = _quantity(groups[i - 1] if i else "", group, groups[i + 1] if i + 1 < len(groups) else "")
+        if (re.search(r"\d", group) or "-" in group or group.isupper()) and not quantity:
             pieces[-1].append(group)
         elif pieces[-1]:
             pieces.append([])
     return [" ".join(piece) for piece in pieces if piece]
+
+
+def _quantity(before: str, group: str, after: str) -> bool:
+    """Is `group` a unit after a number ("300 K", "25 L", "12 GB") or an article before one ("A 100 g
+    sample"), not a part of a code?"""
+    unit = bool(re.fullmatch(r"[A-Za-z]{1,2}", group)) and before.isdigit()
+    return unit or group in ("A", "a") and after.isdigit()
 
 
 _CHANGED_TO = re.compile(

@@ -11,11 +11,12 @@ import pytest
 
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext
+from app.models.embedded import reading, spelling
 from app.models.embedded.aliases import aliases
 from app.models.embedded.durations import duration
 from app.models.embedded.identifiers import joined, quoted, runs
 from app.models.embedded.numbers import chinese, numbers
-from app.models.embedded.routing import Router
+from app.models.embedded.routing import PATTERNS, Router
 from tools import default_tools
 
 
@@ -70,10 +71,29 @@ class BadgeLookup(_Answers):
     grounded = ("badge",)
 
 
+class LockerRequest(_Answers):
+    name = "request_locker"
+    description = (
+        "申请储物柜（写入）。只有用户明确要申请储物柜时使用。尺寸：small=小柜，large=大柜。Request a locker."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "size": {"type": "string", "enum": ["small", "large"], "description": "尺寸"},
+            "user": {"type": "string", "pattern": "^[a-z][a-z0-9.]{1,31}$", "description": "账号（可选）"},
+            "near": {"type": "string", "pattern": "^L-[0-9]{3}$", "description": "挨着哪个柜子（可选）"},
+        },
+        "required": ["size"],
+        "additionalProperties": False,
+    }
+    effect = "write"
+    grounded = ("user", "near")
+
+
 @pytest.fixture(scope="module")
 def kitchen() -> Router:
     registry = ToolRegistry()
-    added = [KitchenOrder(), KitchenStatus(), BadgeLookup()]
+    added = [KitchenOrder(), KitchenStatus(), BadgeLookup(), LockerRequest()]
     for tool in [*default_tools("http://127.0.0.1:9/api/models"), *added]:
         registry.register(tool)
     return Router(registry)
@@ -152,3 +172,22 @@ def test_a_span_of_time_in_words_is_the_number_a_parameter_in_minutes_takes(said
 )  # fmt: skip
 def test_english_numerals_and_thousands_with_a_k(said, found):
     assert numbers(said) == found
+
+
+def test_a_common_word_of_english_is_no_identifier_and_a_rare_one_is(kitchen):
+    plan = kitchen.plan("request a large locker, the owner is zhoulin")
+    assert (plan.kind, list(plan.calls)) == ("tool", [{"size": "large", "user": "zhoulin"}])
+    plan = kitchen.plan("request a large locker, whole team moves floors")  # "whole": nobody's account
+    assert (plan.kind, list(plan.calls)) == ("tool", [{"size": "large"}])
+
+
+def test_a_word_of_english_is_never_spelled_as_another():
+    assert spelling.normalized("whole team", PATTERNS, reading.ACTS) == "whole team"  # not "whose"
+
+
+@pytest.mark.parametrize(
+    "said", ["L-101 还是 L-107 来着，帮我申请个小柜", "L-101 or L-107, not sure, request a small locker"]
+)
+def test_an_optional_value_said_as_one_or_the_other_is_a_question(kitchen, said):
+    plan = kitchen.plan(said)
+    assert (plan.kind, plan.tool, plan.missing) == ("missing", "request_locker", ("near",))

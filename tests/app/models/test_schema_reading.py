@@ -53,6 +53,46 @@ def test_one_amount_fills_one_parameter_only():
     }  # the schema's order
 
 
+BOX = {
+    "length": {"type": "number", "description": "length of the box in cm"},
+    "width": {"type": "number", "description": "width of the box in cm"},
+    "weight": {"type": "number", "description": "weight of the parcel in kg"},
+}
+
+
+@pytest.mark.parametrize(
+    "said, values",
+    [("a box of length 40 and width 30, weighing 2, 5 and 8 kg",  # a list goes with the number it ends
+      {"length": ["40"], "width": ["30"], "weight": ["2", "5", "8"]}),
+     ("length 40, width 30, weight 2, and length 60, width 50, weight 9",  # named again: a call each
+      {"length": ["40", "60"], "width": ["30", "50"], "weight": ["2", "9"]}),
+     ("length 40, width 30, a parcel of 2 kg, 5 kg or 8 kg", {})],  # one or the other: a question
+)  # fmt: skip
+def test_more_numbers_of_a_parameter_are_its_values_each(said, values):
+    assert placed(said, BOX, list(BOX)) == values
+
+
+def test_a_unit_of_one_letter_names_its_parameter_and_a_spaced_k_is_no_thousand():
+    gas = {
+        "moles": {"type": "number", "description": "amount in mol"},
+        "temperature": {"type": "number", "description": "temperature in K"},
+        "volume": {"type": "number", "description": "volume in L"},
+    }
+    assert placed("2 mol in 12 litres at 350 kelvin", gas, list(gas)) == {
+        "moles": ["2"],
+        "volume": ["12"],
+        "temperature": ["350"],
+    }
+    assert placed("4 moles at 310 K, 8 L", gas, list(gas))["temperature"] == ["310"]
+
+
+def test_a_number_and_a_unit_are_no_code():
+    from app.models.embedded.values import codes
+
+    assert codes("a 40 L tank at 310 K, A 100 g weight") == []
+    assert codes("SM A5460 and RMX 3888") == ["SM A5460", "RMX 3888"]
+
+
 def test_numbers_listed_for_a_tools_one_amount_are_a_call_each():
     from benchmarks.reader_dev import router
 
