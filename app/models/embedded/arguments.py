@@ -73,7 +73,8 @@ def values_for(
     }
     if not ranking:
         values = {name: [] if spans.alternatives(text, said) else said for name, said in values.items()}
-    return _shared_enums(properties, values)  # one value or another is a question, not two calls
+    values = _shared_enums(properties, values)  # one value or another is a question, not two calls
+    return _shared_patterns(properties, values, text)
 
 
 def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -89,6 +90,28 @@ def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> d
         for i, name in enumerate(group):
             values[name] = [said[i]] if len(said) == len(group) else []
     return values
+
+
+def _shared_patterns(
+    properties: dict[str, Any], values: dict[str, list[str]], text: str
+) -> dict[str, list[str]]:
+    """Arguments that share one pattern ("from_city" and "to_city") take the values said in the order
+    they are said, one each, in the order the schema lists them ("between Madrid and Rome"); another
+    count of values than arguments: which is which is a question, and none is taken."""
+    groups: dict[str, list[str]] = {}
+    for name, spec in properties.items():
+        if spec.get("pattern") and not spec.get("enum"):
+            groups.setdefault(str(spec["pattern"]), []).append(name)
+    for group in (group for group in groups.values() if len(group) > 1):
+        said = sorted(dict.fromkeys(v for name in group for v in values[name]), key=lambda v: _at(text, v))
+        for i, name in enumerate(group):
+            values[name] = [said[i]] if len(said) == len(group) else []
+    return values
+
+
+def _at(text: str, value: str) -> int:
+    at = text.casefold().find(value.casefold())
+    return at if at >= 0 else len(text)
 
 
 def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = None) -> list[str]:

@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_DIGITS = re.compile(r"(?<![A-Za-z0-9.\-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9\-]|\.[0-9])")
+_DIGITS = re.compile(  # "250,000" is one amount: commas between groups of three figures
+    r"(?<![A-Za-z0-9.\-])(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?(?![A-Za-z0-9\-]|\.[0-9])"
+)
 _CHINESE = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 _DIGIT = {
     "零": 0,
@@ -49,7 +51,7 @@ def numbers(text: str) -> list[str]:
 
 def numbers_at(text: str) -> list[tuple[int, int, str]]:
     """The amounts `text` (already NFKC) states, each with where it stands: (start, end, value)."""
-    found = [(m.start(), m.end(), m[0]) for m in _DIGITS.finditer(text)]
+    found = [(m.start(), m.end(), m[0].replace(",", "")) for m in _DIGITS.finditer(text)]
     found += [(m.start(), m.end(), _thousands(m[1])) for m in _THOUSANDS.finditer(text)]  # "5k"
     found += [(m.start(), m.end(), str(chinese(m[0]))) for m in _CHINESE.finditer(text) if m[0] != "一"]
     found += [(m.start(), m.end(), str(english(m[0]))) for m in _ENGLISH.finditer(text) if _counted(m[0])]

@@ -114,10 +114,11 @@ def asks_identity(text: str) -> bool:
 
 
 def asks_or_requests(text: str) -> bool:
-    """Is it a question or a request (something to answer), rather than a remark? An English message that
-    starts with a verb of request (`cues.yaml`: "google …", "book me …") is a request."""
-    first = re.match(r"\s*(?:please\s+)?([A-Za-z]+)", text)
-    verb = bool(first and first[1].lower() in spelling.cues()["requests"])
+    """Is it a question or a request (something to answer), rather than a remark? An English message with
+    a sentence that starts with a verb of request (`cues.yaml`: "google …", "book me …", "… Calculate
+    its range.") is a request."""
+    starts = re.findall(r"(?:^|[.!?。！？]\s+)(?:please\s+)?([A-Za-z]+)", text.strip(), re.IGNORECASE)
+    verb = any(word.lower() in spelling.cues()["requests"] for word in starts)
     return bool(ASKS_HOW_THINGS_ARE.search(text) or REQUEST.search(text) or ASKS_FOR.search(text) or verb)
 
 

@@ -124,4 +124,5 @@ def unfilled(text: str) -> str:
 
 @cache
 def _filler() -> frozenset[str]:
-    return frozenset(word.casefold() for word in spelling.cues()["filler"])
+    cues = spelling.cues()
+    return frozenset(word.casefold() for word in [*cues["filler"], *cues["requests"]])  # never a city
