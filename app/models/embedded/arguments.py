@@ -26,7 +26,7 @@ from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.durations import duration
 from app.models.embedded.facts import UNSET, alone, facts
 from app.models.embedded.identifiers import fits as _fits
-from app.models.embedded.identifiers import identifier, patterned, quoted, runs, unlike
+from app.models.embedded.identifiers import identifier, own_word, patterned, quoted, runs, unlike
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
 
 DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
@@ -58,7 +58,11 @@ def values_for(
         "names": named,
         "claimed": [c for c in coded if any(claims(other, c) for other in among if other is not tool)]
         + [c for c in coded if any(claims(tool, part) for part in [c, *c.split()])],  # its own
-        "words": _words(_without(_without_codes(rest), named), properties),  # of no code nor name
+        "words": [  # of no code nor name, nor a word of another tool or of a unit ("monthly", "euro")
+            w
+            for w in _words(_without(_without_codes(rest), named), properties)
+            if not _elsewhere(w, tool, among)
+        ],
         "runs": [r for r in [*runs(unlike(_without(rest, named))), *named] if _run(r)],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
         "spans": lambda: (meant() if callable(meant) else meant) and reading.asks_or_requests(text),
@@ -179,6 +183,13 @@ def _words(text: str, properties: dict[str, Any]) -> list[str]:
     listed = {str(v).casefold() for spec in properties.values() for v in spec.get("enum") or ()}
     found = re.findall(r"[A-Za-z][A-Za-z0-9._-]*[A-Za-z0-9]|[A-Za-z]", text)
     return [w for w in found if w.casefold() not in listed and tokens(w)]  # "I" is no ticker
+
+
+def _elsewhere(word: str, tool: FunctionTool, among: tuple[FunctionTool, ...]) -> bool:
+    """Is `word` a word of another tool in play ("monthly", of a loan's monthly payment) or of a unit
+    (`cues.yaml`'s units: "euro"), and so no free value of this one?"""
+    units = {w.casefold() for code, words in spelling.cues().get("units", {}).items() for w in [code, *words]}
+    return word.casefold() in units or any(own_word(word, other) for other in among if other is not tool)
 
 
 def _run(run: str) -> bool:

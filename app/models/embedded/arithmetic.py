@@ -116,9 +116,12 @@ def _read(text: str) -> str | None:
         spelled = re.sub(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", f" {sign} ", spelled, flags=_EN)
     for candidate in sorted(_EXPRESSION.findall(spelled), key=len, reverse=True):
         expression = " ".join(candidate.split())
-        if _is_arithmetic(expression):
+        if _is_arithmetic(expression) and not _LONE_PERCENT.fullmatch(expression):
             return expression
     return priced(text)
+
+
+_LONE_PERCENT = re.compile(r"\(\s*[0-9.]+\s*/\s*100\s*\)")  # "at 6% for 8 years": a rate, no sum to do
 
 
 _UNIT = r"(?:台|部|个|件|只|支|箱|份|张|套|pcs|units?|phones?|items?|cases?|pieces?|boxes)"

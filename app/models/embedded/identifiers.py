@@ -10,7 +10,7 @@ from typing import Any
 
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
-from app.models.embedded import english
+from app.models.embedded import english, spelling
 from app.models.embedded.aliases import aliases
 from app.models.embedded.facts import alone
 
@@ -69,6 +69,8 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
     words = [w for w in found["words"] if whole(w, spec["pattern"]) and not own_word(w, tool)]
     words = [w for w in words if w.casefold() not in _enum_words(tool) and not english.common(w)]
     words = sorted(words, key=english.frequency)
+    if alone(tool.name) and (named := [n for n in proper_names(text) if whole(n, spec["pattern"])]):
+        words = named  # "distance from Chicago to Denver": the names, not "distance"
     fitting = [v for v in [*found["codes"], *found["arithmetic"], *words] if fits(v, spec)]
     for written in ([], found["runs"], joined(text)) if alone(tool.name) else ():
         said = [form for w in written for form in (w, w.upper())]
@@ -76,6 +78,23 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
     if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
         fitting = [v for v in fitting if re.search("[0-9]", v)]
     return list(dict.fromkeys(fitting))
+
+
+_CAPITALIZED = re.compile(r"(?<![A-Za-z])[A-Z][a-z'\-]+(?:[ -][A-Z][a-z'\-]+)*(?![A-Za-z])")
+
+
+def proper_names(text: str) -> list[str]:
+    """Names as English writes them, each word capitalized ("Denver", "New York"), not a common word
+    that merely opens a sentence ("What"), nor a verb of request that opens one ("Find")."""
+    found = []
+    for m in _CAPITALIZED.finditer(text):
+        words = m[0].split(" ")
+        opens = not text[: m.start()].strip() or re.search(r"[.!?。！？]\s*$", text[: m.start()])
+        if opens and words[0].casefold() in spelling.cues()["requests"]:
+            words = words[1:]  # "Find Denver" is Denver
+        if words and not (len(words) == 1 and english.common(words[0]) and opens):  # "What", not "New York"
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
 
 
 def _enum_words(tool: FunctionTool) -> frozenset[str]:

@@ -143,6 +143,8 @@ class Router:
             values = values_for(tool, text, among, meant)
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
+            if not shared_words(text, tool, fitting) and _numbers_only(tool, values):
+                continue  # "calculate the square root of 16": a number, and nothing said of the tool
             if (
                 statement
                 and not (reading.proposes(text) or patterned_value(tool, values))
@@ -234,6 +236,15 @@ def _effect(text: str, registry: ToolRegistry) -> str:
     readers = [t for t in registry.tools() if t.effect == "read" and offered(t)]
     claimed = all(any(claims(t, code) for t in readers) for code in codes(said))
     return "read" if claimed or any(in_own_verb(text, t) for t in readers) else effect
+
+
+def _numbers_only(tool: FunctionTool, values: dict[str, list[str]]) -> bool:
+    """Are the values the words give the tool numbers alone (which any request may hold)?"""
+    properties = tool.parameters.get("properties", {})
+    given = [name for name, found in values.items() if found]
+    return bool(given) and all(
+        properties.get(name, {}).get("type") in ("number", "integer") for name in given
+    )
 
 
 def cued(tool: FunctionTool, text: str) -> bool:

@@ -212,3 +212,24 @@ def test_arguments_sharing_a_pattern_take_the_values_in_the_order_said():
 
     found = values_for(Trip(), "train fare from Utrecht to Groningen please", meant=True)
     assert (found["origin"], found["destination"]) == (["Utrecht"], ["Groningen"])
+
+
+def test_a_rate_alone_is_no_sum_and_a_share_is():
+    from app.models.embedded.arithmetic import arithmetic
+
+    assert arithmetic("invested at 6% for 8 years") is None
+    assert arithmetic("what is 15% of 80") == "(15 / 100 * 80)"
+
+
+def test_names_as_english_writes_them():
+    from app.models.embedded.identifiers import proper_names
+
+    assert proper_names("What is the distance from New York to Boston?") == ["New York", "Boston"]
+    assert proper_names("Find Lima and Quito for me") == ["Lima", "Quito"]  # "Find" opens the sentence
+
+
+def test_a_number_alone_is_no_request_for_a_tool_the_words_say_nothing_of():
+    from benchmarks.reader_dev import router
+
+    plan = router(["celsius_to_fahrenheit"]).plan("calculate the cube root of 27")
+    assert (plan.kind, plan.calls) == ("offtopic", ())
