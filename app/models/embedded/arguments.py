@@ -65,7 +65,10 @@ def values_for(
         ],
         "runs": [r for r in [*runs(unlike(_without(rest, named))), *named] if _run(r)],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
-        "spans": lambda: (meant() if callable(meant) else meant) and reading.asks_or_requests(text),
+        "spans": lambda: (
+            (meant() if callable(meant) else meant)
+            and (reading.asks_or_requests(text) or reading.terse(text))
+        ),
     }
     for name in named:  # a market name given without its field's name: its script tells the field
         field = facts(tool.name).named.get("zh" if reading.CJK.search(name) else "en")

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
+from agent.tool_selection import tokens
 from app.models.embedded import spelling
 from app.models.embedded.acts import ADDS, asked, none_asked
 from app.models.embedded.arithmetic import arithmetic
@@ -124,8 +125,26 @@ def asks_or_requests(text: str) -> bool:
 
 def remarks(text: str) -> bool:
     """Is it a remark, how the person finds things ("今天阳光真好", "time flies"), and no question or
-    request?"""
-    return bool(REMARK.search(text)) and not asks_or_requests(text)
+    request, nor a terse one?"""
+    return bool(REMARK.search(text)) and not asks_or_requests(text) and not terse(text)
+
+
+_TOPICS = re.compile(r"天气|\bweather\b", re.IGNORECASE)  # what a remark may be about, and a request too
+TERSE = 4  # words of a terse request at most ("weather in Paris and in London"), or twice as many characters
+
+
+def terse(text: str) -> bool:
+    """Is it a terse request, a topic and what it is of, with no judgement nor verb ("北京天气", "weather in
+    Paris and in London"; not "天气真好", "Rain again, and my umbrella is at the office")?"""
+    plain = _TOPICS.sub(" ", text)
+    latin, cjk = tokens(" ".join(re.findall(r"[A-Za-z]+", text))), "".join(CJK.findall(text))
+    short = len(latin) <= TERSE and len(cjk) <= 2 * TERSE
+    return bool(_TOPICS.search(text)) and short and not REMARK.search(plain) and not _VERBED.search(plain)
+
+
+_VERBED = re.compile(
+    r"\b(?:is|are|was|were|be|been|looks?|seems?|feels?|gets?|got)\b|[了着过吗呢吧啊]|真|太|好", re.IGNORECASE
+)
 
 
 def removes(text: str) -> bool:

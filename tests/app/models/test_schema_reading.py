@@ -233,3 +233,18 @@ def test_a_number_alone_is_no_request_for_a_tool_the_words_say_nothing_of():
 
     plan = router(["celsius_to_fahrenheit"]).plan("calculate the cube root of 27")
     assert (plan.kind, plan.calls) == ("offtopic", ())
+
+
+@pytest.mark.parametrize(
+    "said, city",
+    [("上海天气", ["上海"]), ("weather in Lima and in Quito", ["Lima", "Quito"]), ("天气不错", None),
+     ("The weather is awful again", None)],
+)  # fmt: skip
+def test_a_terse_request_is_a_request_and_a_judgement_a_remark(said, city):
+    from benchmarks.reader_dev import router
+
+    plan = router().plan(said)
+    if city is None:
+        assert (plan.kind, plan.calls) == ("chat", ())
+    else:
+        assert (plan.kind, [c["city"] for c in plan.calls]) == ("tool", city)
