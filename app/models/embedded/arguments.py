@@ -23,6 +23,7 @@ from app.models.embedded import reading, spans, spelling
 from app.models.embedded.aliases import aliases
 from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
+from app.models.embedded.clock import times, wants_clock
 from app.models.embedded.durations import duration
 from app.models.embedded.facts import UNSET, alone, facts
 from app.models.embedded.identifiers import fits as _fits
@@ -163,6 +164,8 @@ def _values(
         return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
     if spec.get("type") in ("number", "integer"):  # told apart by the words next to them (amounts.py)
         return duration(text, name, spec) or found["amounts"].get(name, [])  # "两个钟头": 120 minutes
+    if wants_clock(spec):  # a time of day as HH:MM: "晚上8点" is 20:00, "7.30pm" 19:30
+        return times(text)
     if spec.get("format") == "date":  # a date only as written, in the form the schema names
         return [v for v in DATE.findall(text) if _fits(v, spec)]
     if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole

@@ -191,3 +191,16 @@ def test_a_word_of_english_is_never_spelled_as_another():
 def test_an_optional_value_said_as_one_or_the_other_is_a_question(kitchen, said):
     plan = kitchen.plan(said)
     assert (plan.kind, plan.tool, plan.missing) == ("missing", "request_locker", ("near",))
+
+
+@pytest.mark.parametrize(
+    "said, hhmm",
+    [("明早九点半", "09:30"), ("晚上十点一刻", "22:15"), ("by 6.45pm", "18:45"), ("at midnight", "00:00"),
+     ("17:05 sharp", "17:05"), ("中午一点", "13:00")],
+)  # fmt: skip
+def test_a_time_of_day_as_people_say_it_is_read_as_hh_mm(said, hhmm):
+    from app.models.embedded.clock import times, wants_clock
+
+    assert times(said) == [hhmm]
+    assert wants_clock({"pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"})
+    assert not wants_clock({"pattern": "^[0-9]{4}$"})
