@@ -123,11 +123,12 @@ def _at(text: str, value: str) -> int:
 
 
 def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = None) -> list[str]:
-    """The values of `listed` that `text` names, as listed, by a word the tool's texts give for one
+    """The values of `listed` that `text` names, as listed (or with spaces for its underscores: "boiling
+    point" names boiling_point), by a word the tool's texts give for one
     (`own`, aliases.py) or by a common word for one (`cues.yaml`'s units), each once, in the order they
     stand; a longer word first ("美元" is no "元")."""
     words = (
-        {v.casefold(): v for v in listed}
+        {form.casefold(): v for v in listed for form in (v, v.replace("_", " "), v.replace("_", "-"))}
         | {w.casefold(): v for v in listed for w in spelling.cues().get("units", {}).get(v, ())}
         | {form: v for w, v in (own or {}).items() if v in listed for form in _spellings(w)}
     )

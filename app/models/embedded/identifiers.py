@@ -103,7 +103,9 @@ def _enum_words(tool: FunctionTool) -> frozenset[str]:
     properties = tool.parameters.get("properties", {})
     enums = [name for name, spec in properties.items() if spec.get("enum")]
     named = [form for name in enums for word in aliases(tool, name) for form in (word, word.replace("-", ""))]
-    listed = [str(v) for name in enums for v in properties[name]["enum"]]
+    listed = [
+        w for name in enums for v in properties[name]["enum"] for w in [str(v), *re.split(r"[_ -]", str(v))]
+    ]
     return frozenset(w.casefold() for w in [*named, *listed])
 
 

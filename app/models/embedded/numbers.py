@@ -41,6 +41,10 @@ _ENGLISH = re.compile(
     rf"\b(?:an?\s+(?=hundred|thousand|million))?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*\b",
     re.IGNORECASE,
 )
+_POINT = re.compile(  # "two point five": 2.5
+    rf"\b({_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD})*)\s+point((?:\s+(?:{'|'.join(_SMALL.split(' ')[:10])}))+)\b",
+    re.IGNORECASE,
+)
 _THOUSANDS = re.compile(r"(?<![A-Za-z0-9.])([0-9]+(?:\.[0-9]+)?)[kK](?![A-Za-z0-9])")  # "5k", "1.5k"
 
 
@@ -54,8 +58,15 @@ def numbers_at(text: str) -> list[tuple[int, int, str]]:
     found = [(m.start(), m.end(), m[0].replace(",", "")) for m in _DIGITS.finditer(text)]
     found += [(m.start(), m.end(), _thousands(m[1])) for m in _THOUSANDS.finditer(text)]  # "5k"
     found += [(m.start(), m.end(), str(chinese(m[0]))) for m in _CHINESE.finditer(text) if m[0] != "一"]
+    pointed = [(m.start(), m.end(), _pointed(m)) for m in _POINT.finditer(text)]
     found += [(m.start(), m.end(), str(english(m[0]))) for m in _ENGLISH.finditer(text) if _counted(m[0])]
-    return sorted(found)
+    found = [f for f in found if not any(p[0] <= f[0] < p[1] for p in pointed)] + pointed
+    return sorted(f for f in found if not text[: f[0]].endswith("^"))  # "m/s^2": a power, no amount
+
+
+def _pointed(m: re.Match[str]) -> str:
+    digits = "".join(str(_ONES[w.casefold()]) for w in m[2].split())
+    return f"{english(m[1])}.{digits}"
 
 
 def english(words: str) -> int:
