@@ -10,15 +10,16 @@ import asyncio
 from typing import Any
 
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 HEADER_SECONDS = 10.0
 
 
-class HeaderDeadline(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, closing a connection whose next request's headers are not all there
-    within HEADER_SECONDS of the connection opening or of the last answer (20 trickling connections held
-    the server for as long as they liked; uvicorn's keep-alive timeout stops at the first byte)."""
+class HeaderDeadline(HttpToolsProtocol):
+    """uvicorn's HTTP/1.1 protocol on httptools (a C parser, where h11 parses in Python), closing a
+    connection whose next request's headers are not all there within HEADER_SECONDS of the connection
+    opening or of the last answer (20 trickling connections held the server for as long as they liked;
+    uvicorn's keep-alive timeout stops at the first byte)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
