@@ -35,18 +35,27 @@ def aliases(tool: FunctionTool, name: str) -> dict[str, str]:
 
 
 def _shortened(found: dict[str, str]) -> dict[str, str]:
-    """A Chinese alias of three characters or more, also by its first two or more ("春熙路店": 春熙路,
-    春熙), where no alias of another value begins so."""
-    heads: dict[str, set[str]] = {}
+    """A Chinese alias also by two or more of its characters in a row ("春熙路店": 春熙路, 春熙;
+    "东莞虎门B仓": 虎门), where no alias of another value holds them."""
+    pieces: dict[str, set[str]] = {}
     for word, value in found.items():
-        for end in range(2, len(word) + 1):
-            heads.setdefault(word[:end], set()).add(value)
+        for run in _CJK.findall(word):
+            for piece in _pieces(run, whole=run == word):
+                pieces.setdefault(piece, set()).add(value)
     return {
-        word[:end]: value
-        for word, value in found.items()
-        if _CJK.fullmatch(word)
-        for end in range(2, len(word))
-        if heads[word[:end]] == {value} and word[:end] not in found
+        piece: next(iter(values))
+        for piece, values in pieces.items()
+        if len(values) == 1 and piece not in found
+    }
+
+
+def _pieces(run: str, whole: bool) -> set[str]:
+    """The run's characters two or more in a row (not the whole alias itself)."""
+    return {
+        run[i:j]
+        for i in range(len(run))
+        for j in range(i + 2, len(run) + 1)
+        if not (whole and j - i == len(run))
     }
 
 

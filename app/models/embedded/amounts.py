@@ -23,6 +23,9 @@ from app.models.embedded.numbers import numbers_at
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CLAUSE = re.compile(r"[,;，；。!?！？]")
 _WORD = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]+|[¥$€£]")
+_MEASURES = re.compile(
+    r"[箱台件个张人天年次份包盒瓶支套本条]"
+)  # a number's measure word names what it counts
 WINDOW = 24  # characters either side of a number where its parameter's words may stand
 STEM = 5  # two English words sharing their first five letters are one word ("weighing", "weight")
 
@@ -141,6 +144,7 @@ def _labels(numeric: list[str], properties: dict[str, Any]) -> dict[str, dict[st
     own = {
         name: {w: 1.0 for w, _ in _plain(str(properties[name].get("description", "")))}
         | {w: 1.0 for w in _units(f"{name} {properties[name].get('description', '')}")}
+        | {w: 1.0 for w in _MEASURES.findall(str(properties[name].get("description", "")))}  # "箱数": 箱
         | {w: 2.0 for w, _ in _plain(_CAMEL.sub(" ", name).replace("_", " "))}
         for name in numeric
     }

@@ -171,8 +171,17 @@ def _values(
         return [v for v in DATE.findall(text) if _fits(v, spec)]
     if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole
         return patterned(spec, tool, text, found)
+    return _free_text(name, spec, tool, text, found, properties)
+
+
+def _free_text(
+    name: str, spec: dict[str, Any], tool: FunctionTool, text: str, found: dict, properties: dict[str, Any]
+) -> list[str]:
+    """A string's value with no list, pattern or format: quoted, after its label, a code, a name or a span."""
     if _only_free(spec, tool, properties) and (said := quoted(text)):
         return said  # "caption 'See you in 2027'": what the person put in quotes
+    if _free(spec) and alone(tool.name) and (after := _after_label(text, name, spec)):
+        return [after] if _fits(after, spec) else []  # "备注 叉车碰的", "note: fragile"
     if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name, else a span
         free = [c for c in found["codes"] if c not in found["claimed"]]
         if found["codes"] or found["names"]:
@@ -207,6 +216,23 @@ def _run(run: str) -> bool:
 def _only_free(spec: dict[str, Any], tool: FunctionTool, properties: dict[str, Any]) -> bool:
     """Is this the one free text of a tool read from its schema alone?"""
     return _free(spec) and alone(tool.name) and sum(1 for p in properties.values() if _free(p)) == 1
+
+
+def _after_label(text: str, name: str, spec: dict[str, Any]) -> str:
+    """What follows a free text's label in the words, to the clause's end: the label is the argument's
+    name ("note") or the last two characters of its description's opening Chinese ("给司机的备注": 备注)."""
+    described = str(spec.get("description", ""))
+    first = re.match(r"\s*([\u3400-\u9fff]+)", described)
+    said = [name.replace("_", " "), *([first[1][-2:]] if first else [])]
+    for label in (w for w in said if len(w) >= 2):
+        pattern = rf"(?<![A-Za-z]){re.escape(label)}(?![A-Za-z])" if label.isascii() else re.escape(label)
+        if m := re.search(pattern, text, re.IGNORECASE):
+            link = LABEL_LINKS.match(text[m.end() :])
+            after = text[m.end() + (link.end() if link else 0) :]
+            value = PARTICLES.sub("", CLAUSE_END.split(after, 1)[0].strip())
+            if value:
+                return value
+    return ""
 
 
 def _free(spec: dict[str, Any]) -> bool:

@@ -84,10 +84,11 @@ def _by_sound(text: str, words: tuple[str, ...]) -> str:
     except ImportError:  # the [local] extra brings it; without it, homophones stay as typed
         return text
     sounds = _sounds(words)
+    kept_words = "|".join(map(re.escape, cues()["as_written"]))
     out = []
-    for run in re.split(r"([\u3400-\u9fff]+)", text):
-        if not _CJK_RUN.fullmatch(run):
-            out.append(run)
+    for run in re.split(rf"({kept_words})|([\u3400-\u9fff]+)", text):
+        if not run or not _CJK_RUN.fullmatch(run) or re.fullmatch(kept_words, run):
+            out.append(run or "")
             continue
         spoken, i, kept = lazy_pinyin(run), 0, []
         while i < len(run):

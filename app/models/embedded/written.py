@@ -25,6 +25,7 @@ from app.models.embedded.overlap import fit
 from app.models.embedded.relevance import own_verb
 
 _CJK = re.compile(r"[\u3400-\u9fff]+")
+_SUPPOSED = re.compile(r"假如|如果|要是|假设|万一|\b(?:if|suppose|supposing|what if|hypothetically)\b", re.I)
 _DENIED = re.compile(r"先(?:别|不要|莫)|不用|别|暂时不|\b(?:don'?t|do not|never ?mind|no need)\b", re.I)
 
 
@@ -50,8 +51,8 @@ def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
     a statement, not a question of how things are ("开单了没有？")?"""
     own, request = verbs(tool, not own_only), reading.REQUEST.search(text) is not None
     question = reading.ASKS_HOW_THINGS_ARE.search(text) is not None
-    if _DENIED.search(text):
-        return False
+    if _DENIED.search(text) or _SUPPOSED.search(text):
+        return False  # "先别开单", "假如下礼拜叫德邦": no write asked for
     said = own.search(asked(text, own))
     look = reading.READ.search(text)
     if said and look and look.start() < said.start():
@@ -67,12 +68,15 @@ def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
 @cache
 def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     """The words that ask for the tool's act: the first word of its name ("open", of open_it_ticket), the
-    first two characters of its description's Chinese (登记), the words of a list its description gives
+    first two characters of its description's Chinese (登记; of four, both pairs: 登记报损, and the second
+    character of a pair with a measure word: 预约's "约个"), the words of a list its description gives
     for the act ("明确说开单/建单/下工单时", "Schedule (queue / 排期)"), and the reader's words of writing;
     a Chinese pair with a measure word between ("开个单"), or its first character with one ("排一条")."""
     named = own_verb(tool.name)
-    chinese = re.match(r"\s*([\u3400-\u9fff]{2})", tool.description)  # a description that opens in Chinese
-    found = [chinese[1]] if chinese else []
+    chinese = re.match(r"\s*([\u3400-\u9fff]{2,})", tool.description)  # a description that opens in Chinese
+    run = chinese[1] if chinese else ""
+    opening = [run[:2], run[2:4]] if len(run) == 4 else [run[:2]] if run else []  # 登记报损: 登记, 报损
+    found = list(opening)
     for clause in re.split(r"[，,；;。()（）]|[.](?:\s|$)", tool.description):
         if "=" in clause or "→" in clause or ":" in clause or "：" in clause:
             continue  # a list of values' words, not of the act (aliases.py)
@@ -82,6 +86,7 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     words = [w for w in found if w and len(w) <= 6]
     cjk = [r"[个张一条下]?".join(map(re.escape, w)) for w in words if _CJK.fullmatch(w)]
     cjk += [rf"{re.escape(w[0])}(?:一?[个张条份])" for w in words if _CJK.fullmatch(w)]  # "排一条", "开个"
+    cjk += [rf"{re.escape(w[1])}(?:一?个|一?下)" for w in opening if len(w) == 2]  # 预约: "约个顺丰", "约下"
     latin = [rf"\b{re.escape(w)}\b" for w in words if not _CJK.search(w)]
     own = [rf"\b{re.escape(named)}\w*", *cjk, *latin, *([reading.WRITE.pattern] if writing else [])]
     return re.compile("|".join(own), re.IGNORECASE)

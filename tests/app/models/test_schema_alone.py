@@ -204,3 +204,17 @@ def test_a_time_of_day_as_people_say_it_is_read_as_hh_mm(said, hhmm):
     assert times(said) == [hhmm]
     assert wants_clock({"pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"})
     assert not wants_clock({"pattern": "^[0-9]{4}$"})
+
+
+def test_a_free_text_after_its_label_and_a_hypothetical_asks_no_write(kitchen):
+    plan = kitchen.plan("帮我下单一份汤 D204 备注 不要香菜")
+    assert (plan.kind, list(plan.calls)) == ("tool", [{"desk": "D204", "dish": "soup", "note": "不要香菜"}])
+    supposed = kitchen.plan("假如 D204 下单一份汤，要多久？")  # 假如 is no 加入 ("add") by its sound
+    assert supposed.kind != "tool" or supposed.effect == "read"
+
+
+def test_a_chinese_alias_by_characters_no_other_value_holds():
+    from app.models.embedded.aliases import _shortened
+
+    found = _shortened({"东莞长安a仓": "A", "东莞虎门b仓": "B"})
+    assert found["虎门"] == "B" and found["长安"] == "A" and "东莞" not in found
