@@ -8,6 +8,7 @@ what it does to the world, who may call it, which values must come from the pers
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
@@ -61,5 +62,11 @@ class FunctionTool(ABC):
 
     def canonical(self, parameter: str, value: str) -> str:
         """The form in which two values of `parameter` are the same one (grounding compares the person's
-        words in it); by default the value itself, and case and spacing never count."""
+        words in it); by default the value itself, and case and spacing never count; an identifier whose
+        `pattern` takes no space is the same however its groups are typed apart ("IT LT 00877" is
+        IT-LT-00877)."""
+        spec = self.parameters.get("properties", {}).get(parameter, {})
+        pattern = spec.get("pattern") if isinstance(spec, dict) else None
+        if isinstance(pattern, str) and not re.search(r"\\s|[ ]", pattern):
+            return re.sub(r"[\s-]+", "", value)
         return value

@@ -4,6 +4,10 @@ give it a value its own pattern claims (an identifier of its own: an IMEI)."""
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
+from agent.grounding import said_by_person
 from agent.tools import FunctionTool
 from app.models.embedded import spans
 from app.models.embedded.arguments import labels
@@ -72,3 +76,18 @@ def _one_of_missing(tool: FunctionTool, values: dict[str, list[str]], text: str)
 
 def required(tool: FunctionTool) -> list[str]:
     return [p for p in tool.parameters.get("required", []) if p not in tool.injected]
+
+
+def unsaid(tool: FunctionTool, calls: tuple[dict[str, Any], ...], typed: str) -> list[str]:
+    """The grounded arguments of a tool read from its schema alone whose planned value the person did not
+    write, in the tool's own form ("20:00" of "晚上8点", when the time must be the person's words): the host
+    would refuse the call, so the demo asks for them instead."""
+    if not alone(tool.name):
+        return []
+    found = [
+        name
+        for call in calls
+        for name, value in call.items()
+        if name in tool.grounded and not said_by_person(str(value), (typed,), partial(tool.canonical, name))
+    ]
+    return list(dict.fromkeys(found))

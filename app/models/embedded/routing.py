@@ -28,7 +28,7 @@ from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, overlap, reading, spelling
 from app.models.embedded.arguments import claims, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, alone, facts
-from app.models.embedded.needs import lacking, patterned_value, required
+from app.models.embedded.needs import lacking, patterned_value, required, unsaid
 from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
 from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
@@ -91,9 +91,13 @@ class Router:
         return replace(plan, lang=lang) if lang and lang != plan.lang else plan
 
     def plan(self, typed: str) -> Plan:
-        """The plan of the whole message: a stored code's new name is a change (stored.py), and the
-        message's other requests are planned beside it (several.py)."""
+        """The plan of the whole message: a stored code's new name is a change (stored.py), a value the
+        host would refuse as not the person's is asked for (needs.unsaid), and the message's other
+        requests are planned beside it (several.py)."""
         plan = self._plan(typed)
+        tool = self.registry.get(plan.tool) if plan.kind == "tool" else None
+        if tool is not None and (names := unsaid(tool, plan.calls, typed)):
+            plan = replace(plan, kind="missing", calls=(), missing=tuple(names))
         plan = replace(plan, **changed(plan.tool, plan.calls, self.registry, not reading.writes(typed)))
         return replace(plan, also=beside(plan, typed, self._plan))
 
