@@ -42,8 +42,8 @@ def _unsure(tool: FunctionTool, values: dict[str, list[str]], text: str) -> list
 
 
 def _either(spec: dict, text: str) -> bool:
-    """Does the request give two identifiers of the argument's pattern as one or the other ("IT-LT-00587
-    还是 IT-LT-00578")? Which one is a question, for an optional argument too: no write without it."""
+    """Does the request give two identifiers of the argument's pattern as one or the other (two asset tags
+    joined by "or")? Which one is a question, for an optional argument too: no write without it."""
     pattern = spec.get("pattern")
     if not pattern:
         return False

@@ -134,8 +134,8 @@ TERSE = 4  # words of a terse request at most ("weather in Paris and in London")
 
 
 def terse(text: str) -> bool:
-    """Is it a terse request, a topic and what it is of, with no judgement nor verb ("北京天气", "weather in
-    Paris and in London"; not "天气真好", "Rain again, and my umbrella is at the office")?"""
+    """Is it a terse request, a topic and what it is of, with no judgement nor verb ("weather Lisbon",
+    "weather in Paris and in London"; not "天气真好", "Rain again, and my umbrella is at the office")?"""
     plain = _TOPICS.sub(" ", text)
     latin, cjk = tokens(" ".join(re.findall(r"[A-Za-z]+", text))), "".join(CJK.findall(text))
     short = len(latin) <= TERSE and len(cjk) <= 2 * TERSE
