@@ -117,7 +117,7 @@ def test_the_demo_model_asks_for_the_city_and_runs_nothing(project, tmp_path):
         project, "-m", "what's the weather like?", env=clean_env(DEVICE_DB=str(tmp_path / "d.db"))
     )
     assert done.returncode == 2, done.stderr  # -m: the question on stdout, exit 2
-    assert done.stdout == "To get weather, what is city?\n" and "get_weather(" not in done.stderr
+    assert done.stdout == "To get weather, what is the city?\n" and "get_weather(" not in done.stderr
 
 
 def test_slash_tools_lists_the_new_tool(project, fake_llm, tmp_path):

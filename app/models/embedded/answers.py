@@ -66,7 +66,7 @@ SAYS = {
         '"what are you able to do?"). For a real model set ' + REAL_MODEL + " (see the README).",
     },
 }  # fmt: skip
-MISSING = {"zh": "要{tool}，{what}是什么？", "en": "To {tool}, what is {what}?"}
+MISSING = {"zh": "要{tool}，{what}是什么？", "en": "To {tool}, what is {what}?"}  # "what is the city?"
 WHICH = {
     "zh": "要把 {codes} 添加到数据库，还是查询？请说“添加 {codes}”或“查询 {codes}”。",
     "en": 'Shall I add {codes} to the database, or look {it} up? Say "add {codes}" or "look up {codes}".',
@@ -120,6 +120,8 @@ class Answerer:
             for p in plan.missing
         )
         doing = _said(tool.description, plan.lang, plan.tool.replace("_", " ")) if tool else plan.tool
+        if plan.lang == "en" and not what.lower().startswith(("the ", "a ", "an ", "your ")):
+            what = f"the {what}"
         return MISSING[plan.lang].format(tool=doing, what=what)
 
 
