@@ -62,11 +62,24 @@ class FunctionTool(ABC):
 
     def canonical(self, parameter: str, value: str) -> str:
         """The form in which two values of `parameter` are the same one (grounding compares the person's
-        words in it); by default the value itself, and case and spacing never count; an identifier whose
-        `pattern` takes no space is the same however its groups are typed apart ("IT LT 00877" is
-        IT-LT-00877)."""
-        spec = self.parameters.get("properties", {}).get(parameter, {})
-        pattern = spec.get("pattern") if isinstance(spec, dict) else None
-        if isinstance(pattern, str) and not re.search(r"\\s|[ ]", pattern):
-            return re.sub(r"[\s-]+", "", value)
+        words in it); by default the value itself, and case and spacing never count; an identifier of a
+        parameter with a `pattern`, typed in groups, is the same however they are joined ("IT LT 00877" is
+        IT-LT-00877; "8697 3104 5902 216" an IMEI), never a sign, a word or a few small numbers ("-500",
+        "now here", "200 5")."""
+        properties = self.parameters.get("properties") or {}
+        spec = properties.get(parameter) if isinstance(properties, dict) else None
+        if isinstance(spec, dict) and isinstance(spec.get("pattern"), str) and _typed_apart(value):
+            return re.sub(r"(?<=[A-Za-z0-9])[\s-]+(?=[A-Za-z0-9])", "", value)
         return value
+
+
+def _typed_apart(value: str) -> bool:
+    """Is `value` an identifier in groups: letters and figures both ("IT LT 00877", "IT-LT-00877"), or
+    figures alone in groups of three or more, ten or more in all (an IMEI typed in fours)?"""
+    groups = [g for g in re.split(r"[\s-]+", value.strip()) if g]
+    if not groups or not all(g.isascii() and g.isalnum() for g in groups):
+        return False
+    joined = "".join(groups)
+    if re.search("[A-Za-z]", joined) and re.search("[0-9]", joined):
+        return True
+    return joined.isdigit() and len(joined) >= 10 and all(len(g) >= 3 for g in groups)

@@ -574,3 +574,34 @@ def test_confirm_effects_make_every_write_wait_for_the_persons_yes(fake_llm, tmp
         "retryable": False,
     }
     assert (asked, probe.seen, registry.runs_concurrently("probe")) == (["probe"], [], False)
+
+
+class _Tagged(FunctionTool):
+    name = "tagged"
+    description = "A tool whose values have patterns."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "tag": {"type": "string", "pattern": "^IT-(LT|DT)-[0-9]{5}$"},
+            "amount": {"type": "string", "pattern": "^-?[0-9]+$"},
+            "text": {"type": "string", "pattern": "^.{1,40}$"},
+        },
+    }
+    effect = "write"
+    grounded = ("tag", "amount", "text")
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return "{}"
+
+
+@pytest.mark.parametrize(
+    "args, said, grounded",
+    [({"tag": "IT-LT-00877"}, "IT LT 00877 is broken", True),  # an identifier typed in groups
+     ({"amount": "-500"}, "add 500 units", False),  # a sign is never a separator
+     ({"amount": "2005"}, "pay 200 5 times", False),  # small numbers are no identifier's groups
+     ({"text": "nowhere"}, "it is now here", False)],  # words are not joined
+)  # fmt: skip
+def test_an_identifier_typed_in_groups_is_grounded_and_nothing_else_is_joined(args, said, grounded):
+    ctx = ToolContext(user_id="u", run_id="r", user_text=(said,))
+    tool = _Tagged()
+    assert (grounding_error(args, tool.grounded, ctx, tool.canonical) is None) is grounded

@@ -160,10 +160,18 @@ def _units(said: str) -> set[str]:
         words
         for code, words in spelling.cues().get("units", {}).items()
         if any(w.casefold() in lowered for w in [code, *words] if len(w) > 1 or not w.isascii())
-        or re.search(rf"(?<![A-Za-z]){code}(?![A-Za-z])", said)
-        and len(code) == 1  # "Temperature in K"
+        or _letter_unit(code, said)  # "Temperature in K"
     ]
     return {w for words in named for word in words for w, _ in _plain(word)}
+
+
+def _letter_unit(code: str, said: str) -> bool:
+    """Does `said` name a unit of one capital letter, standing alone ("in K"; never the g of "e.g.")?"""
+    return (
+        len(code) == 1
+        and code.isupper()
+        and re.search(rf"(?<![A-Za-z.]){code}(?![A-Za-z.])", said) is not None
+    )
 
 
 def _around(text: str, found: list[tuple[int, int, str]], i: int) -> list[tuple[str, int]]:

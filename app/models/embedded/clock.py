@@ -16,7 +16,7 @@ _EN = re.compile(
 _DAYPART = r"(早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨)?"
 _HOUR = r"([0-9]{1,2}|[零〇一二两三四五六七八九十]+)"
 _MINUTE = r"(半|一刻|三刻|整|[0-9]{1,2}|[零一二三四五六七八九十]+)"
-_ZH = re.compile(rf"{_DAYPART}\s*{_HOUR}\s*[点點时](?:\s*{_MINUTE}\s*分?)?")
+_ZH = re.compile(rf"{_DAYPART}\s*{_HOUR}\s*[点點时](钟)?(?:{_MINUTE}(分)?)?")
 _WRITTEN = re.compile(r"(?<![\d:])([01]?[0-9]|2[0-3]):([0-5][0-9])(?![\d:])")
 _LATER = ("下午", "傍晚", "晚上", "夜里")  # the afternoon and evening: 8 is 20:00
 
@@ -58,14 +58,20 @@ def _english(m: re.Match[str]) -> str:
 
 
 def _chinese(m: re.Match[str]) -> str:
-    part, hour_said, minute_said = m[1] or "", m[2], m[3] or ""
-    hour = int(hour_said) if hour_said.isdigit() else chinese(hour_said)
+    part, hour_said, oclock, minute_said, fen = m[1] or "", m[2], m[3], m[4] or "", m[5]
     minutes = {"半": 30, "一刻": 15, "三刻": 45, "整": 0, "": 0}
+    if minute_said not in minutes and not fen:
+        return ""  # "三点五公斤" is a weight, "3点 5个人" a count: minutes in figures say 分
+    if not (part or oclock or minute_said or hour_said.isdigit()):
+        return ""  # "便宜一点", "有一点问题": a little, no time
+    hour = int(hour_said) if hour_said.isdigit() else chinese(hour_said)
     minute = minutes[minute_said] if minute_said in minutes else _number(minute_said)
     if hour is None or minute is None or hour > 24 or minute > 59:
         return ""
     if part in _LATER and hour < 12 or part == "中午" and hour < 6:
         hour += 12
+    if part in ("晚上", "夜里", "凌晨") and hour == 12:
+        hour = 0  # midnight
     return f"{hour % 24:02d}:{minute:02d}"
 
 

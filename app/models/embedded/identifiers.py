@@ -89,12 +89,20 @@ def proper_names(text: str) -> list[str]:
     found = []
     for m in _CAPITALIZED.finditer(text):
         words = m[0].split(" ")
-        opens = not text[: m.start()].strip() or re.search(r"[.!?。！？]\s*$", text[: m.start()])
+        opens = _opens(text, m.start())
         if opens and words[0].casefold() in spelling.cues()["requests"]:
             words = words[1:]  # "Find Denver" is Denver
         if words and not (len(words) == 1 and english.common(words[0]) and opens):  # "What", not "New York"
             found.append(" ".join(words))
     return list(dict.fromkeys(found))
+
+
+def _opens(text: str, at: int) -> bool:
+    """Does a sentence begin at `at`: nothing but spaces before it, or the end of a sentence?"""
+    i = at - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    return i < 0 or text[i] in ".!?。！？"
 
 
 def _enum_words(tool: FunctionTool) -> frozenset[str]:

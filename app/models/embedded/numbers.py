@@ -41,8 +41,9 @@ _ENGLISH = re.compile(
     rf"\b(?:an?\s+(?=hundred|thousand|million))?{_NUMBER_WORD}(?:(?:\s+and\s+|[\s-]+){_NUMBER_WORD})*\b",
     re.IGNORECASE,
 )
-_POINT = re.compile(  # "two point five": 2.5
-    rf"\b({_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD})*)\s+point((?:\s+(?:{'|'.join(_SMALL.split(' ')[:10])}))+)\b",
+_DIGIT_WORD = "|".join(_SMALL.split(" ")[:10])
+_POINT = re.compile(  # "two point five": 2.5; at most five words before it, so the search stays linear
+    rf"\b({_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD}){{0,4}})\s+point((?:\s+(?:{_DIGIT_WORD}))+)\b",
     re.IGNORECASE,
 )
 _THOUSANDS = re.compile(r"(?<![A-Za-z0-9.])([0-9]+(?:\.[0-9]+)?)[kK](?![A-Za-z0-9])")  # "5k", "1.5k"
@@ -58,7 +59,7 @@ def numbers_at(text: str) -> list[tuple[int, int, str]]:
     found = [(m.start(), m.end(), m[0].replace(",", "")) for m in _DIGITS.finditer(text)]
     found += [(m.start(), m.end(), _thousands(m[1])) for m in _THOUSANDS.finditer(text)]  # "5k"
     found += [(m.start(), m.end(), str(chinese(m[0]))) for m in _CHINESE.finditer(text) if m[0] != "一"]
-    pointed = [(m.start(), m.end(), _pointed(m)) for m in _POINT.finditer(text)]
+    pointed = [(m.start(), m.end(), _pointed(m)) for m in _POINT.finditer(text)] if "point" in text else []
     found += [(m.start(), m.end(), str(english(m[0]))) for m in _ENGLISH.finditer(text) if _counted(m[0])]
     found = [f for f in found if not any(p[0] <= f[0] < p[1] for p in pointed)] + pointed
     return sorted(f for f in found if not text[: f[0]].endswith("^"))  # "m/s^2": a power, no amount

@@ -134,7 +134,7 @@ def test_two_values_not_listed_together_are_a_question_not_two_writes(kitchen):
     assert (plan.kind, plan.tool, plan.missing) == ("missing", "place_kitchen_order", ("desk",))
 
 
-@pytest.mark.parametrize("said", ["badge 0012 3456 78 是谁的", "who holds badge 0012345678?"])
+@pytest.mark.parametrize("said", ["badge 00123 45678 是谁的", "who holds badge 0012345678?"])
 def test_an_identifier_typed_in_groups_is_read_whole(kitchen, said):
     plan = kitchen.plan(said)
     assert (plan.kind, plan.tool, list(plan.calls)) == ("tool", "find_badge", [{"badge": "0012345678"}])
@@ -218,3 +218,18 @@ def test_a_chinese_alias_by_characters_no_other_value_holds():
 
     found = _shortened({"东莞长安a仓": "A", "东莞虎门b仓": "B"})
     assert found["虎门"] == "B" and found["长安"] == "A" and "东莞" not in found
+
+
+@pytest.mark.parametrize("said", ["能便宜一点吗", "快一点处理", "三点五公斤", "预约 3点 5个人"])
+def test_a_little_a_weight_or_a_count_is_no_time_of_day(said):
+    from app.models.embedded.clock import times
+
+    assert times(said) in ([], ["03:00"])  # "3点 5个人": three o'clock, never 03:05
+
+
+def test_long_messages_read_in_linear_time():
+    from app.models.embedded.identifiers import proper_names
+    from app.models.embedded.numbers import numbers
+
+    assert numbers("one " * 3000 + "point five")[-1].endswith(".5")  # bounded words before "point"
+    assert len(proper_names("Aa. " * 3000)) == 1
