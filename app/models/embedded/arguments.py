@@ -5,15 +5,16 @@ as written.
 A listed value (an enum or an example) stands when the words mention it; a labelled one ("营销名是 …")
 only after its label; a patterned one is a code (or a sum) the pattern fits, and a code that fits a
 pattern of another tool in play is that tool's, never a free argument's (a parcel number is no model
-code); a grounded string is a code, else a market name, else a run of the person's words that is none
-of the tool's own (`spans.py`: a city, of a request for the weather tool). A value the schema does not
-allow is never taken: it is left out, and the host asks for it when it is required.
+code); a string with none of these is a free text (`free_text.py`); arguments that share an enum or a
+pattern take the values said in order (`shared.py`). A value the schema does not allow is never taken:
+it is left out, and the host asks for it when it is required.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from agent.guards import model_schema
@@ -26,12 +27,13 @@ from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.clock import times, wants_clock
 from app.models.embedded.durations import duration
 from app.models.embedded.facts import UNSET, alone, facts
+from app.models.embedded.free_text import free_text
 from app.models.embedded.identifiers import fits as _fits
-from app.models.embedded.identifiers import identifier, own_word, patterned, quoted, runs, unlike
-from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, changed_to, codes, leads_to, names
+from app.models.embedded.identifiers import identifier, own_word, patterned, runs, unlike
+from app.models.embedded.shared import shared
+from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, PARTICLES, changed_to, codes, leads_to, names
 
 DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
-PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chinese sentence, never a name
 
 
 def values_for(
@@ -81,45 +83,7 @@ def values_for(
     }
     if not ranking:
         values = {name: [] if spans.alternatives(text, said) else said for name, said in values.items()}
-    values = _shared_enums(properties, values)  # one value or another is a question, not two calls
-    return _shared_patterns(properties, values, text)
-
-
-def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> dict[str, list[str]]:
-    """Arguments that share one enum ("from" and "to" currencies) take the values named in the order
-    the schema lists them, one each; fewer values named than arguments: which is which is a question, and
-    none is taken."""
-    groups: dict[tuple, list[str]] = {}
-    for name, spec in properties.items():
-        if spec.get("enum"):
-            groups.setdefault(tuple(map(str, spec["enum"])), []).append(name)
-    for group in (group for group in groups.values() if len(group) > 1):
-        said = values[group[0]]
-        for i, name in enumerate(group):
-            values[name] = [said[i]] if len(said) == len(group) else []
-    return values
-
-
-def _shared_patterns(
-    properties: dict[str, Any], values: dict[str, list[str]], text: str
-) -> dict[str, list[str]]:
-    """Arguments that share one pattern ("from_city" and "to_city") take the values said in the order
-    they are said, one each, in the order the schema lists them ("between Madrid and Rome"); another
-    count of values than arguments: which is which is a question, and none is taken."""
-    groups: dict[str, list[str]] = {}
-    for name, spec in properties.items():
-        if spec.get("pattern") and not spec.get("enum"):
-            groups.setdefault(str(spec["pattern"]), []).append(name)
-    for group in (group for group in groups.values() if len(group) > 1):
-        said = sorted(dict.fromkeys(v for name in group for v in values[name]), key=lambda v: _at(text, v))
-        for i, name in enumerate(group):
-            values[name] = [said[i]] if len(said) == len(group) else []
-    return values
-
-
-def _at(text: str, value: str) -> int:
-    at = text.casefold().find(value.casefold())
-    return at if at >= 0 else len(text)
+    return shared(properties, values, text)  # one value or another is a question, not two calls
 
 
 def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = None) -> list[str]:
@@ -171,26 +135,7 @@ def _values(
         return [v for v in DATE.findall(text) if _fits(v, spec)]
     if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole
         return patterned(spec, tool, text, found)
-    return _free_text(name, spec, tool, text, found, properties)
-
-
-def _free_text(
-    name: str, spec: dict[str, Any], tool: FunctionTool, text: str, found: dict, properties: dict[str, Any]
-) -> list[str]:
-    """A string's value with no list, pattern or format: quoted, after its label, a code, a name or a span."""
-    if _only_free(spec, tool, properties) and (said := quoted(text)):
-        return said  # "caption 'See you in 2027'": what the person put in quotes
-    if _free(spec) and alone(tool.name) and (after := _after_label(text, name, spec)):
-        return [after] if _fits(after, spec) else []  # "备注 叉车碰的", "note: fragile"
-    if name in tool.grounded and spec.get("type") == "string":  # a code, else a market name, else a span
-        free = [c for c in found["codes"] if c not in found["claimed"]]
-        if found["codes"] or found["names"]:
-            return [v for v in free or found["names"] if _fits(v, spec)]
-        if name in tool.parameters.get("required", []) and found["spans"]():  # a remark names none
-            return [
-                v for v in spans.value(text, _own(tool), str(spec.get("description", name))) if _fits(v, spec)
-            ]
-    return []
+    return free_text(name, spec, tool, text, found, properties)
 
 
 def _words(text: str, properties: dict[str, Any]) -> list[str]:
@@ -204,41 +149,21 @@ def _words(text: str, properties: dict[str, Any]) -> list[str]:
 def _elsewhere(word: str, tool: FunctionTool, among: tuple[FunctionTool, ...]) -> bool:
     """Is `word` a word of another tool in play ("monthly", of a loan's monthly payment) or of a unit
     (`cues.yaml`'s units: "euro"), and so no free value of this one?"""
-    units = {w.casefold() for code, words in spelling.cues().get("units", {}).items() for w in [code, *words]}
-    return word.casefold() in units or any(own_word(word, other) for other in among if other is not tool)
+    return word.casefold() in _unit_words() or any(
+        own_word(word, other) for other in among if other is not tool
+    )
+
+
+@cache
+def _unit_words() -> frozenset[str]:
+    return frozenset(
+        w.casefold() for code, words in spelling.cues().get("units", {}).items() for w in [code, *words]
+    )
 
 
 def _run(run: str) -> bool:
     """A run that may be a value of a pattern: an identifier, or a time of day ("12:30"), one word."""
     return " " not in run and (identifier(run) or re.fullmatch(r"[0-9]{1,2}:[0-9]{2}", run) is not None)
-
-
-def _only_free(spec: dict[str, Any], tool: FunctionTool, properties: dict[str, Any]) -> bool:
-    """Is this the one free text of a tool read from its schema alone?"""
-    return _free(spec) and alone(tool.name) and sum(1 for p in properties.values() if _free(p)) == 1
-
-
-def _after_label(text: str, name: str, spec: dict[str, Any]) -> str:
-    """What follows a free text's label in the words, to the clause's end: the label is the argument's
-    name ("note") or the last two characters of its description's opening Chinese ("给司机的备注": 备注)."""
-    described = str(spec.get("description", ""))
-    first = re.match(r"\s*([\u3400-\u9fff]+)", described)
-    said = [name.replace("_", " "), *([first[1][-2:]] if first else [])]
-    for label in (w for w in said if len(w) >= 2):
-        pattern = rf"(?<![A-Za-z]){re.escape(label)}(?![A-Za-z])" if label.isascii() else re.escape(label)
-        if m := re.search(pattern, text, re.IGNORECASE):
-            link = LABEL_LINKS.match(text[m.end() :])
-            after = text[m.end() + (link.end() if link else 0) :]
-            value = PARTICLES.sub("", CLAUSE_END.split(after, 1)[0].strip())
-            if value:
-                return value
-    return ""
-
-
-def _free(spec: dict[str, Any]) -> bool:
-    """A free text: a string with no list of values, pattern or format."""
-    listed = spec.get("enum") or spec.get("pattern") or spec.get("format")
-    return spec.get("type") == "string" and not listed
 
 
 def _without(text: str, values: list[str]) -> str:
@@ -251,11 +176,6 @@ def _without_codes(text: str) -> str:
     for code in codes(text):
         text = text.replace(code, " ")
     return text
-
-
-def _own(tool: FunctionTool) -> str:
-    """The tool's own words: its name and description."""
-    return f"{tool.name.replace('_', ' ')} {tool.description}"
 
 
 def claims(tool: FunctionTool, code: str) -> bool:

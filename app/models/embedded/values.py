@@ -17,6 +17,7 @@ _CODE_GROUP = r"[A-Za-z0-9]+"
 _CODE_RUN = re.compile(rf"(?<![A-Za-z0-9-]){_CODE_GROUP}(?:-{_CODE_GROUP}|[ ](?=[A-Z0-9]){_CODE_GROUP})*")
 LABEL_LINKS = re.compile(r"^\s*(?:是|为|叫|:|：|=|->|→|=>|is|called|named|of)?\s*", re.IGNORECASE)
 CLAUSE_END = re.compile(r"[，。；;,!！?？\n]")
+PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chinese sentence, never a name
 
 
 def codes(text: str) -> list[str]:

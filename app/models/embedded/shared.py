@@ -1,0 +1,49 @@
+"""Shared: arguments of one tool that take the same kind of value — one enum ("from" and "to" currencies)
+or one pattern ("from_city", "to_city") — each take one of the values said, in order; fewer or more
+values than arguments: which is which is a question, and none is taken."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def shared(properties: dict[str, Any], values: dict[str, list[str]], text: str) -> dict[str, list[str]]:
+    """`values` with the arguments that share an enum or a pattern given one value each, in order."""
+    return _shared_patterns(properties, _shared_enums(properties, values), text)
+
+
+def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Arguments that share one enum ("from" and "to" currencies) take the values named in the order
+    the schema lists them, one each; fewer values named than arguments: which is which is a question, and
+    none is taken."""
+    groups: dict[tuple, list[str]] = {}
+    for name, spec in properties.items():
+        if spec.get("enum"):
+            groups.setdefault(tuple(map(str, spec["enum"])), []).append(name)
+    for group in (group for group in groups.values() if len(group) > 1):
+        said = values[group[0]]
+        for i, name in enumerate(group):
+            values[name] = [said[i]] if len(said) == len(group) else []
+    return values
+
+
+def _shared_patterns(
+    properties: dict[str, Any], values: dict[str, list[str]], text: str
+) -> dict[str, list[str]]:
+    """Arguments that share one pattern ("from_city" and "to_city") take the values said in the order
+    they are said, one each, in the order the schema lists them ("between Madrid and Rome"); another
+    count of values than arguments: which is which is a question, and none is taken."""
+    groups: dict[str, list[str]] = {}
+    for name, spec in properties.items():
+        if spec.get("pattern") and not spec.get("enum"):
+            groups.setdefault(str(spec["pattern"]), []).append(name)
+    for group in (group for group in groups.values() if len(group) > 1):
+        said = sorted(dict.fromkeys(v for name in group for v in values[name]), key=lambda v: _at(text, v))
+        for i, name in enumerate(group):
+            values[name] = [said[i]] if len(said) == len(group) else []
+    return values
+
+
+def _at(text: str, value: str) -> int:
+    at = text.casefold().find(value.casefold())
+    return at if at >= 0 else len(text)
