@@ -12,6 +12,9 @@ import re
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
+from agent.aliases import aliases
+from agent.dates import as_date, as_time, wants_clock, wants_date
+from agent.numbers import as_number
 from agent.types import ToolContext
 
 Effect = Literal["read", "write", "destructive"]
@@ -65,12 +68,27 @@ class FunctionTool(ABC):
         words in it); by default the value itself, and case and spacing never count; an identifier of a
         parameter with a `pattern`, typed in groups, is the same however they are joined ("IT LT 00877" is
         IT-LT-00877; "8697 3104 5902 216" an IMEI), never a sign, a word or a few small numbers ("-500",
-        "now here", "200 5")."""
+        "now here", "200 5"); a date, a time of day or a number is the same however it is written ("12 March
+        2026" is 2026-03-12, "晚上8点" 20:00, "eight" 8; `agent/dates.py`, `agent/numbers.py`)."""
         properties = self.parameters.get("properties") or {}
         spec = properties.get(parameter) if isinstance(properties, dict) else None
-        if isinstance(spec, dict) and isinstance(spec.get("pattern"), str) and _typed_apart(value):
+        if not isinstance(spec, dict):
+            return value
+        if wants_date(spec):
+            return as_date(value) or value
+        if wants_clock(spec):
+            return as_time(value) or value
+        if spec.get("type") in ("number", "integer"):
+            return as_number(value) or value
+        if isinstance(spec.get("pattern"), str) and _typed_apart(value):
             return re.sub(r"(?<=[A-Za-z0-9])[\s-]+(?=[A-Za-z0-9])", "", value)
         return value
+
+    def aliases(self, parameter: str) -> dict[str, str]:
+        """word (case folded) -> the value of the enum `parameter` it names, by this tool's own texts
+        ("scaling 洗牙" in its description: 洗牙 names scaling) and the value's words ("root canal" of
+        root_canal); a person who writes one has said the value (`agent/aliases.py`)."""
+        return aliases(self.parameters, self.description, parameter)
 
 
 def _typed_apart(value: str) -> bool:

@@ -16,6 +16,8 @@ from typing import Any
 
 import regex
 
+from agent import dates
+from agent.numbers import numbers_at
 from agent.types import DeadlineError, ToolContext
 
 Canonical = Callable[[str, str], str]  # (parameter, value) -> the form in which two values are the same
@@ -28,13 +30,16 @@ def grounding_error(
     canonical: Canonical,
     addressees: tuple[str, ...] = (),
     carried: tuple[str, ...] = (),
+    aliases: Callable[[str], dict[str, str]] = lambda name: {},
 ) -> str | None:
     """Why a call must not run because a grounded value is not in the person's words, or None.
 
     A value is grounded when, in the tool's canonical form, it equals a whole word or a run of whole
     words that the person typed (`ctx.user_text`): "CPH2223" is grounded by "CPH2223IN" when the tool
-    strips region suffixes, "CPH22" is not. An `addressees` value may instead be one the model read, in
-    the same form, when all the call carries (its `carried` parameters) is the person's own text
+    strips region suffixes, "CPH22" is not; "2026-03-12" by "12 March 2026" when the value is a date. A
+    value of a list is also said by a word the tool's texts give for it (`aliases`: 洗牙 for scaling, "root
+    canal" for root_canal). An `addressees` value may instead be one the model read, in the same form,
+    when all the call carries (its `carried` parameters) is the person's own text
     (`carries_only_persons_words`)."""
     if ctx.user_text is None or not grounded:
         return None
@@ -51,6 +56,7 @@ def grounding_error(
                 functools.partial(canonical, name),
                 ctx.deadline,
             )
+            and not named_by_person(value, aliases(name), ctx.user_text)
         )
     ]
     if not invented:
@@ -59,6 +65,12 @@ def grounding_error(
         f"{', '.join(invented)}: not in the user's messages. Use only values the user gave; "
         "leave optional ones out, or ask the user"
     )
+
+
+def named_by_person(value: str, aliases: dict[str, str], typed: Iterable[str]) -> bool:
+    """The person wrote a word that names `value` (`aliases`: word -> the value it names)."""
+    texts = list(typed)
+    return any(v == value and said_by_person(word, texts) for word, v in aliases.items())
 
 
 MOST_WORDS = 24  # a grounded value longer than this is no value a person types, and checking stays cheap
@@ -107,7 +119,21 @@ def said_by_person(
         return True
     if canonical is str or len(words(value)) > MOST_WORDS:
         return False
-    return _canonical_span(folded(canonical(value)), texts, canonical, deadline)
+    wanted = folded(canonical(value))
+    return _canonical_span(wanted, texts, canonical, deadline) or _written_value(wanted, texts, canonical)
+
+
+def _written_value(wanted: str, texts: list[str], canonical: Callable[[str], str]) -> bool:
+    """A date, a time of day or a number the person wrote has `wanted` as its canonical form ("12 March
+    2026" for 2026-03-12 when the parameter takes a date, "eight" for 8 when it takes a number;
+    `agent/dates.py`, `agent/numbers.py`)."""
+    for text in texts:
+        plain = unicodedata.normalize("NFKC", text)
+        written = [plain[start:end] for start, end, _ in numbers_at(plain)]
+        written += [said for said, _ in (*dates.dates(text), *dates.times(text))]
+        if any(folded(canonical(said)) == wanted for said in written):
+            return True
+    return False
 
 
 def _canonical_span(

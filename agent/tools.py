@@ -170,7 +170,7 @@ class ToolRegistry:
         if problem:
             return "invalid_arguments", fail(problem, retryable=True), extra
         ungrounded = grounding_error(
-            args, tool.grounded, ctx, tool.canonical, tool.addressees, tool.from_results
+            args, tool.grounded, ctx, tool.canonical, tool.addressees, tool.from_results, tool.aliases
         )
         if ungrounded:
             return "not_grounded", fail(ungrounded, retryable=True), extra

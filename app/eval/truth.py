@@ -14,7 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from agent.function_tool import FunctionTool
-from agent.grounding import said_by_person
+from agent.grounding import named_by_person, said_by_person
 from app.eval.chinese_numbers import chinese_numbers
 from app.eval.spec import Spec
 from devicedb.schema import normalize_code
@@ -129,7 +129,8 @@ def _from_words(text: str, tool: FunctionTool | None, name: str, value: Any) -> 
     if tool and name not in tool.grounded:  # the tool asks a model to infer it: "India" -> Asia/Kolkata
         return True
     canonical = (lambda v: tool.canonical(name, v)) if tool else str
-    return said_by_person(str(value), (text,), canonical)
+    named = named_by_person(str(value), tool.aliases(name), (text,)) if tool else False
+    return named or said_by_person(str(value), (text,), canonical)
 
 
 def effect_of(name: str) -> str:

@@ -605,3 +605,54 @@ def test_an_identifier_typed_in_groups_is_grounded_and_nothing_else_is_joined(ar
     ctx = ToolContext(user_id="u", run_id="r", user_text=(said,))
     tool = _Tagged()
     assert (grounding_error(args, tool.grounded, ctx, tool.canonical) is None) is grounded
+
+
+class _Booking(FunctionTool):
+    name = "book"
+    description = "Book a visit."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "date": {"type": "string", "format": "date"},
+            "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
+            "treatment": {
+                "type": "string",
+                "enum": ["scaling", "root_canal", "filling"],
+                "description": "scaling 洗牙, root_canal 根管治疗, filling 补牙",
+            },
+            "people": {"type": "integer"},
+        },
+    }
+    effect = "write"
+    grounded = ("date", "time", "treatment", "people")
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return "{}"
+
+
+@pytest.mark.parametrize(
+    "args, said, grounded",
+    [({"date": "2026-03-12"}, "book her on 12 March 2026", True),  # a date however written
+     ({"date": "2026-05-07"}, "约在2026年5月7号", True),
+     ({"date": "2026-04-20"}, "on 20/4/2026 please", True),
+     ({"date": "2026-03-12"}, "book her on 12 March", False),  # no year written: none is guessed
+     ({"date": "2026-04-05"}, "on 4/5/2026 please", False),  # the fourth of May, or the fifth of April
+     ({"time": "20:00"}, "晚上8点", True),  # a time of day however written
+     ({"time": "10:30"}, "at 10.30am", True),
+     ({"time": "22:30"}, "at 10.30am", False),
+     ({"treatment": "scaling"}, "她要洗牙", True),  # a word the tool's texts give for the value
+     ({"treatment": "root_canal"}, "a root canal please", True),  # the value's own words
+     ({"treatment": "filling"}, "她要洗牙", False),
+     ({"people": 8}, "a table for eight", True),  # a number however written
+     ({"people": 2}, "订两位", True), ({"people": 12000}, "12,000 of them", True),
+     ({"people": 3}, "a table for eight", False)],
+)  # fmt: skip
+def test_a_date_a_time_a_number_and_a_listed_value_are_grounded_however_the_person_wrote_them(
+    args, said, grounded
+):
+    """A model that writes the schema's form of what the person said ("12 March 2026" as 2026-03-12, 洗牙 as
+    scaling, "eight" as 8) is not refused; a value the person did not write still is."""
+    ctx = ToolContext(user_id="u", run_id="r", user_text=(said,))
+    tool = _Booking()
+    error = grounding_error(args, tool.grounded, ctx, tool.canonical, aliases=tool.aliases)
+    assert (error is None) is grounded

@@ -16,9 +16,10 @@ import re
 import unicodedata
 from typing import Any
 
+from agent import dates
+from agent.numbers import numbers_at
 from agent.tool_selection import tokens
 from app.models.embedded import spans, spelling
-from app.models.embedded.numbers import numbers_at
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CLAUSE = re.compile(r"[,;，；。!?！？]")
@@ -36,7 +37,8 @@ def placed(text: str, properties: dict[str, Any], required: list[str]) -> dict[s
     call each)."""
     numeric = [n for n, spec in properties.items() if spec.get("type") in ("number", "integer")]
     text = unicodedata.normalize("NFKC", text)
-    found = numbers_at(text)
+    moments = dates.moments(text)  # "12 March 2026", "9am": a date or a time of day, no amount
+    found = [f for f in numbers_at(text) if not any(start <= f[0] < end for start, end in moments)]
     if not numeric or not found:
         return {}
     values = [value for _, _, value in found]

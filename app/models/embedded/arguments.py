@@ -17,14 +17,13 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from agent.dates import dates, times, wants_clock, wants_date
 from agent.guards import model_schema
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
 from app.models.embedded import reading, spans, spelling
-from app.models.embedded.aliases import aliases
 from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
-from app.models.embedded.clock import times, wants_clock
 from app.models.embedded.durations import duration
 from app.models.embedded.facts import UNSET, alone, facts
 from app.models.embedded.free_text import free_text
@@ -32,8 +31,6 @@ from app.models.embedded.identifiers import fits as _fits
 from app.models.embedded.identifiers import identifier, own_word, patterned, runs, unlike
 from app.models.embedded.shared import shared
 from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, PARTICLES, changed_to, codes, leads_to, names
-
-DATE = re.compile(r"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}(?![0-9])")
 
 
 def values_for(
@@ -121,7 +118,7 @@ def _values(
     properties: dict[str, Any],
 ) -> list[str]:
     if spec.get("enum"):  # named as listed, or by a word for it (cues.yaml's units), in the order said
-        return enum_mentions(text, [v for v in spec["enum"] if isinstance(v, str)], aliases(tool, name))
+        return enum_mentions(text, [v for v in spec["enum"] if isinstance(v, str)], tool.aliases(name))
     listed = [*(spec.get("enum") or []), *(spec.get("examples") or [])]
     if listed:
         return [v for v in listed if isinstance(v, str) and mentions(text, v)]
@@ -130,9 +127,9 @@ def _values(
     if spec.get("type") in ("number", "integer"):  # told apart by the words next to them (amounts.py)
         return duration(text, name, spec) or found["amounts"].get(name, [])  # "两个钟头": 120 minutes
     if wants_clock(spec):  # a time of day as HH:MM: "晚上8点" is 20:00, "7.30pm" 19:30
-        return times(text)
-    if spec.get("format") == "date":  # a date only as written, in the form the schema names
-        return [v for v in DATE.findall(text) if _fits(v, spec)]
+        return list(dict.fromkeys(hhmm for _, hhmm in times(text)))
+    if wants_date(spec):  # a date written whole ("12 March 2026"), in the form the schema names
+        return list(dict.fromkeys(iso for _, iso in dates(text) if _fits(iso, spec)))
     if spec.get("pattern"):  # a code, a sum, or a run of letters and figures the pattern fits whole
         return patterned(spec, tool, text, found)
     return free_text(name, spec, tool, text, found, properties)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.models.embedded.numbers import chinese
+from agent.numbers import chinese
 
 _IN_MINUTES = {"second": 1 / 60, "minute": 1, "hour": 60, "day": 1440}
 _UNIT_WORDS = {  # how a parameter names its unit

@@ -8,10 +8,10 @@ import re
 from functools import cache
 from typing import Any
 
+from agent import dates
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
 from app.models.embedded import english, spelling
-from app.models.embedded.aliases import aliases
 from app.models.embedded.facts import alone
 
 _QUOTED = re.compile(
@@ -54,7 +54,9 @@ def _piece(part: str) -> bool:
 
 def unlike(text: str) -> str:
     """`text` without what holds figures but is no identifier: dates, and what the person put in quotes."""
-    return _QUOTED.sub(" ", re.sub(r"(?<![0-9])[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?![0-9])", " ", text))
+    for start, end in dates.moments(text)[::-1]:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return _QUOTED.sub(" ", text)
 
 
 def identifier(run: str) -> bool:
@@ -110,7 +112,7 @@ def _enum_words(tool: FunctionTool) -> frozenset[str]:
     for them (aliases.py)."""
     properties = tool.parameters.get("properties", {})
     enums = [name for name, spec in properties.items() if spec.get("enum")]
-    named = [form for name in enums for word in aliases(tool, name) for form in (word, word.replace("-", ""))]
+    named = [form for name in enums for word in tool.aliases(name) for form in (word, word.replace("-", ""))]
     listed = [
         w for name in enums for v in properties[name]["enum"] for w in [str(v), *re.split(r"[_ -]", str(v))]
     ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from agent.grounding import said_by_person
+from agent.grounding import named_by_person, said_by_person
 from agent.tools import FunctionTool
 from app.models.embedded import spans
 from app.models.embedded.arguments import labels
@@ -88,6 +88,8 @@ def unsaid(tool: FunctionTool, calls: tuple[dict[str, Any], ...], typed: str) ->
         name
         for call in calls
         for name, value in call.items()
-        if name in tool.grounded and not said_by_person(str(value), (typed,), partial(tool.canonical, name))
+        if name in tool.grounded
+        and not said_by_person(str(value), (typed,), partial(tool.canonical, name))
+        and not named_by_person(str(value), tool.aliases(name), (typed,))
     ]
     return list(dict.fromkeys(found))

@@ -24,12 +24,12 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from agent.memory import TYPED
+from agent.numbers import typed
 from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, overlap, reading, spelling
 from app.models.embedded.arguments import claims, mentions, values_for
 from app.models.embedded.facts import FACTS, NAME_LABELS, alone, facts
 from app.models.embedded.needs import lacking, patterned_value, required, unsaid
-from app.models.embedded.numbers import typed
 from app.models.embedded.overlap import shared_words, strays, without_acts
 from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
 from app.models.embedded.several import beside

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
+from agent.numbers import numbers
 from agent.tools import ToolRegistry
 from app.models.embedded import meaning
-from app.models.embedded.numbers import numbers
 from app.models.embedded.routing import Router
 from benchmarks.reader_tools import TrackParcelTool, reader_tools
 from tools import default_tools

@@ -9,13 +9,12 @@ import json
 
 import pytest
 
+from agent.numbers import chinese, numbers
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext
 from app.models.embedded import reading, spelling
-from app.models.embedded.aliases import aliases
 from app.models.embedded.durations import duration
 from app.models.embedded.identifiers import joined, quoted, runs
-from app.models.embedded.numbers import chinese, numbers
 from app.models.embedded.routing import PATTERNS, Router
 from tools import default_tools
 
@@ -100,7 +99,7 @@ def kitchen() -> Router:
 
 
 def test_an_enums_words_come_from_the_tools_own_texts():
-    found = aliases(KitchenOrder(), "dish")
+    found = KitchenOrder().aliases("dish")
     assert {found["面条"], found["拉面"], found["盖饭"], found["汤"]} == {"noodles", "rice", "soup"}
     assert found["拉面"] == "noodles" and found["盖饭"] == "rice"
     assert "菜式" not in found  # a label, no value's word
@@ -199,9 +198,9 @@ def test_an_optional_value_said_as_one_or_the_other_is_a_question(kitchen, said)
      ("17:05 sharp", "17:05"), ("中午一点", "13:00")],
 )  # fmt: skip
 def test_a_time_of_day_as_people_say_it_is_read_as_hh_mm(said, hhmm):
-    from app.models.embedded.clock import times, wants_clock
+    from agent.dates import times, wants_clock
 
-    assert times(said) == [hhmm]
+    assert [value for _, value in times(said)] == [hhmm]
     assert wants_clock({"pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"})
     assert not wants_clock({"pattern": "^[0-9]{4}$"})
 
@@ -214,7 +213,7 @@ def test_a_free_text_after_its_label_and_a_hypothetical_asks_no_write(kitchen):
 
 
 def test_a_chinese_alias_by_characters_no_other_value_holds():
-    from app.models.embedded.aliases import _shortened
+    from agent.aliases import _shortened
 
     found = _shortened({"东莞长安a仓": "A", "东莞虎门b仓": "B"})
     assert found["虎门"] == "B" and found["长安"] == "A" and "东莞" not in found
@@ -225,14 +224,14 @@ def test_a_chinese_alias_by_characters_no_other_value_holds():
     [("能便宜一点吗", []), ("快一点处理", []), ("三点五公斤", []), ("预约 3点 5个人", ["03:00"])],
 )  # "3点 5个人": three o'clock, never 03:05
 def test_a_little_a_weight_or_a_count_is_no_time_of_day(said, hhmm):
-    from app.models.embedded.clock import times
+    from agent.dates import times
 
-    assert times(said) == hhmm
+    assert [value for _, value in times(said)] == hhmm
 
 
 def test_long_messages_read_in_linear_time():
+    from agent.numbers import numbers
     from app.models.embedded.identifiers import proper_names
-    from app.models.embedded.numbers import numbers
 
     assert numbers("one " * 3000 + "point five")[-1].endswith(".5")  # bounded words before "point"
     assert len(proper_names("Aa. " * 3000)) == 1

@@ -251,8 +251,8 @@ def test_a_terse_request_is_a_request_and_a_judgement_a_remark(said, city):
 
 
 def test_a_decimal_in_words_a_power_and_an_enum_value_in_words():
+    from agent.numbers import numbers
     from app.models.embedded.arguments import enum_mentions
-    from app.models.embedded.numbers import numbers
 
     assert numbers("three point two five metres, in m/s^2") == ["3.25"]
     assert enum_mentions("the freezing point please", ["freezing_point", "density"]) == ["freezing_point"]

@@ -1,7 +1,8 @@
 """Aliases: the words a tool's own texts give for each value of an enum, as developers write them beside it
-("main=总仓", "屏碎/换屏=screen", "drop 跌落", "lbs、磅 → lb", "urgent 加急/急单"), so that a request naming
-one ("高新店有货没") gives the listed value. Read from what the registry holds: the parameter's description
-and the tool's.
+("main=总仓", "屏碎/换屏=screen", "drop 跌落", "lbs、磅 → lb", "urgent 加急/急单"), and a value's own words
+("root canal" of root_canal), so that a person who names one ("高新店有货没", "洗牙") has said the listed
+value: the host's grounding accepts it (`agent/grounding.py`) and the demo model reads it. Read from what the
+registry holds: the parameter's description and the tool's.
 
 A text is cut into clauses at commas, semicolons, stops and brackets; a clause that names exactly one of the
 enum's values, as a word of its own, maps the rest of its words onto it ("刀/美金/美元 = USD"); a clause
@@ -12,8 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-
-from agent.tools import FunctionTool
+from typing import Any
 
 _ENDS = "，,；;。\n"
 _OPEN, _CLOSE = "（(【[", "）)】]"
@@ -23,15 +23,18 @@ _CJK = re.compile(r"[\u3400-\u9fff]+")
 _NOISE = {"", "=", "e.g", "eg", "例如", "比如", "默认", "可选", "即", "是", "指", "the", "a", "an", "is"}
 
 
-def aliases(tool: FunctionTool, name: str) -> dict[str, str]:
-    """word (case folded) -> the enum value of argument `name` it stands for, by the tool's own texts."""
-    spec = tool.parameters.get("properties", {}).get(name, {})
-    listed = tuple(str(v) for v in spec.get("enum") or () if isinstance(v, str))
-    if not listed:
+def aliases(parameters: dict[str, Any], description: str, name: str) -> dict[str, str]:
+    """word (case folded) -> the enum value of argument `name` it stands for, by the tool's own texts (its
+    `description` and its `parameters` schema)."""
+    properties = parameters.get("properties")
+    spec = properties.get(name) if isinstance(properties, dict) else None
+    listed = tuple(str(v) for v in (spec or {}).get("enum") or () if isinstance(v, str))
+    if not isinstance(spec, dict) or not listed:
         return {}
     own = dict(_mapped(str(spec.get("description", "")), listed))
-    found = {word: value for word, value in _mapped(tool.description, listed) if word not in own} | own
-    return _shortened(found) | found
+    found = {word: value for word, value in _mapped(description, listed) if word not in own} | own
+    spelled = {v.replace("_", " ").replace("-", " ").casefold(): v for v in listed if re.search("[_-]", v)}
+    return {w: v for w, v in spelled.items() if w not in found} | _shortened(found) | found
 
 
 def _shortened(found: dict[str, str]) -> dict[str, str]:

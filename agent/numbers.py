@@ -1,7 +1,8 @@
-"""Numbers: the amounts a request states, for an argument whose schema type is a number: digits in any
-width ("２０" is 20), with a decimal point or a k for thousands ("5k"), Chinese numerals ("三百", "两千五百",
-"十二") and English ones ("two hundred"), each read as written, in the order they stand. A lone 一 or
-"one" is a word ("一下", "the one"), not an amount."""
+"""Numbers as people write them: digits in any width ("２０" is 20), with a decimal point, commas between
+thousands ("250,000") or a k for thousands ("5k"), Chinese numerals ("三百", "两千五百", "十二") and English
+ones ("two hundred"), each read as written, in the order they stand. A lone 一 or "one" is a word ("一下",
+"the one"), not an amount. The host's grounding compares a number argument with them (8 is the person's
+when they wrote "eight"), and the demo model reads its amounts from them."""
 
 from __future__ import annotations
 
@@ -63,6 +64,17 @@ def numbers_at(text: str) -> list[tuple[int, int, str]]:
     found += [(m.start(), m.end(), str(english(m[0]))) for m in _ENGLISH.finditer(text) if _counted(m[0])]
     found = [f for f in found if not any(p[0] <= f[0] < p[1] for p in pointed)] + pointed
     return sorted(f for f in found if not text[: f[0]].endswith("^"))  # "m/s^2": a power, no amount
+
+
+def as_number(value: str) -> str | None:
+    """The number `value` writes whole ("eight", "250,000", "两", "12.0"), as a decimal string ("8",
+    "250000", "2", "12"), or None."""
+    text = unicodedata.normalize("NFKC", value).strip()
+    found = numbers_at(text)
+    if len(found) != 1 or (found[0][0], found[0][1]) != (0, len(text)):
+        return None
+    number = float(found[0][2])
+    return str(int(number)) if number.is_integer() else str(number)
 
 
 def _pointed(m: re.Match[str]) -> str:
