@@ -34,7 +34,12 @@ def aliases(parameters: dict[str, Any], description: str, name: str) -> dict[str
     own = dict(_mapped(str(spec.get("description", "")), listed))
     found = {word: value for word, value in _mapped(description, listed) if word not in own} | own
     spelled = {v.replace("_", " ").replace("-", " ").casefold(): v for v in listed if re.search("[_-]", v)}
+    spelled |= {_plural(v.casefold()): v for v in listed if re.fullmatch("[A-Za-z]+", v)}  # "boxes" of box
     return {w: v for w, v in spelled.items() if w not in found} | _shortened(found) | found
+
+
+def _plural(word: str) -> str:
+    return word + "es" if re.search("(?:s|x|z|ch|sh)$", word) else word + "s"
 
 
 def _shortened(found: dict[str, str]) -> dict[str, str]:
@@ -68,17 +73,44 @@ def _mapped(text: str, listed: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     named = {v.casefold(): v for v in listed}
     found: dict[str, str] = {}
     for clause in _clauses(text):
-        clause = _LABEL.sub("", clause)  # "测试类型：drop 跌落": the label is no alias
-        words = [w.strip(" '\"“”‘’`*") for w in _SPLIT.split(clause.strip())]
-        values = {named[w.casefold()] for w in words if w.casefold() in named}
-        if len(values) != 1:
-            continue
-        (value,) = values
-        for word in words:
-            for alias in _forms(word):
-                if alias.casefold() not in named and alias.casefold() not in _NOISE:
-                    found.setdefault(alias.casefold(), value)
+        found |= {w: v for w, v in _mapped_clause(clause, named).items() if w not in found}
     return tuple(found.items())
+
+
+def _mapped_clause(clause: str, named: dict[str, str]) -> dict[str, str]:
+    """(word -> value) of one clause; a clause that names several values is read item by item, when its
+    items each name one ("unit (瓶 bottle, 盒 box)")."""
+    whole = _words_of(clause)
+    values = {named[w.casefold()] for w in whole if w.casefold() in named}
+    if len(values) == 1:
+        return _aliases_of(whole, values.pop(), named)
+    found: dict[str, str] = {}
+    for item in re.split(r"[,，;；]", clause) if len(values) > 1 else ():
+        words = _words_of(item)
+        one = {named[w.casefold()] for w in words if w.casefold() in named}
+        if len(one) == 1:  # the words next to the value: "unit (瓶 bottle" gives 瓶, not "unit"
+            value = one.pop()
+            at = next(i for i, w in enumerate(words) if w.casefold() == value.casefold())
+            found |= {
+                w: v
+                for w, v in _aliases_of(words[max(at - 1, 0) : at + 2], value, named).items()
+                if w not in found
+            }
+    return found
+
+
+def _words_of(clause: str) -> list[str]:
+    clause = _LABEL.sub("", clause)  # "测试类型：drop 跌落": the label is no alias
+    return [w.strip(" '\"“”‘’`*,，;；") for w in _SPLIT.split(clause.strip())]
+
+
+def _aliases_of(words: list[str], value: str, named: dict[str, str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for word in words:
+        for alias in _forms(word):
+            if alias.casefold() not in named and alias.casefold() not in _NOISE:
+                found.setdefault(alias.casefold(), value)
+    return found
 
 
 def _clauses(text: str) -> list[str]:

@@ -90,6 +90,26 @@ _EN_TIME = re.compile(
     r"|(?<![\d:.])([01][0-9]|2[0-3])([0-5][0-9])\s*hrs?\b|\b(noon|midday|midnight)\b",
     re.IGNORECASE,
 )
+_HOUR_WORDS = [
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
+_PAST = re.compile(  # "half past nine in the morning", "quarter to twelve", "20 past 3 pm"
+    rf"\b(half|quarter|[0-9]{{1,2}}|ten|twenty|twenty-five|five)\s+(past|to)\s+"
+    rf"([0-9]{{1,2}}|{'|'.join(_HOUR_WORDS)})\b"
+    r"(?:\s*(a\.?m\.?|p\.?m\.?)(?![A-Za-z])|\s+in the (morning|afternoon|evening)\b|\s+at night\b)?",
+    re.IGNORECASE,
+)
 _DAYPART = r"(?:(早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨)\s*)?"
 _HOUR = rf"([0-9]{{1,2}}|[{_ZH_DIGIT}]+)"
 _MINUTE = rf"(半|一刻|三刻|整|[0-9]{{1,2}}|[{_ZH_DIGIT}]+)"
@@ -105,7 +125,13 @@ def times(text: str) -> list[tuple[str, str]]:
 
 def _times(text: str) -> list[tuple[int, str, str]]:
     found = [(m.start(), m.group(), _english(m)) for m in _EN_TIME.finditer(text)]
-    found += [(m.start(), m.group(), _chinese(m)) for m in _ZH_TIME.finditer(text)]
+    found += [(m.start(), m.group(), _past(m)) for m in _PAST.finditer(text)]
+    found = [f for f in found if not any(f is not g and g[0] <= f[0] < g[0] + len(g[1]) for g in found)]
+    part, end = "", 0
+    for m in _ZH_TIME.finditer(text):  # "下午两点到四点": the end is in the afternoon too
+        joined = part and re.fullmatch(r"\s*(?:到|至|-|~|～)\s*", text[end : m.start()])
+        found.append((m.start(), m.group(), _chinese(m, part if joined and not m[1] else "")))
+        part, end = m[1] or (part if joined else ""), m.end()
     taken = [(at, said, hhmm) for at, said, hhmm in found if hhmm]
     for m in _CLOCK.finditer(text):
         if not any(at <= m.start() < at + len(said) for at, said, _ in taken):  # "中午 12:30" is read once
@@ -148,8 +174,21 @@ def _english(m: re.Match[str]) -> str:
     return f"{hour % 12 + (12 if later else 0):02d}:{minute:02d}"
 
 
-def _chinese(m: re.Match[str]) -> str:
-    part, hour_said, oclock, minute_said, fen = m[1] or "", m[2], m[3], m[4] or "", m[5]
+def _past(m: re.Match[str]) -> str:
+    said = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25}
+    minute = int(m[1]) if m[1].isdigit() else said[m[1].casefold()]
+    hour = int(m[3]) if m[3].isdigit() else _HOUR_WORDS.index(m[3].casefold()) + 1
+    if m[2].casefold() == "to":
+        hour, minute = (hour - 1) % 12 or 12, 60 - minute
+    later = (m[4] or "").casefold().startswith("p") or (m[5] or "").casefold() in ("afternoon", "evening")
+    later = later or "at night" in m.group().casefold()
+    if not (1 <= hour <= 12 and 0 < minute < 60):
+        return ""
+    return f"{hour % 12 + 12 if later else hour:02d}:{minute:02d}"
+
+
+def _chinese(m: re.Match[str], inherited: str = "") -> str:
+    part, hour_said, oclock, minute_said, fen = m[1] or inherited, m[2], m[3], m[4] or "", m[5]
     minutes = {"半": 30, "一刻": 15, "三刻": 45, "整": 0, "": 0}
     if minute_said not in minutes and not fen:
         return ""  # "三点五公斤" is a weight, "3点 5个人" a count: minutes in figures say 分

@@ -80,6 +80,8 @@ class FunctionTool(ABC):
             return as_time(value) or value
         if spec.get("type") in ("number", "integer"):
             return as_number(value) or value
+        if spec.get("enum"):  # a listed value however its parts are joined: "check-up" is checkup
+            return re.sub(r"[\s_-]+", "", value)
         if isinstance(spec.get("pattern"), str) and _typed_apart(value):
             return re.sub(r"(?<=[A-Za-z0-9])[\s-]+(?=[A-Za-z0-9])", "", value)
         return value

@@ -130,6 +130,7 @@ def _written_value(wanted: str, texts: list[str], canonical: Callable[[str], str
     for text in texts:
         plain = unicodedata.normalize("NFKC", text)
         written = [plain[start:end] for start, end, _ in numbers_at(plain)]
+        written += re.findall(r"(?<![A-Za-z])one(?![A-Za-z])|一", plain, re.IGNORECASE)  # "one carton", 一台
         written += [said for said, _ in (*dates.dates(text), *dates.times(text))]
         if any(folded(canonical(said)) == wanted for said in written):
             return True
@@ -144,7 +145,7 @@ def _canonical_span(
     it, and has none of it as a prefix, is never looked at."""
     if not wanted:
         return False
-    longest = len(words(wanted)) + 2  # a canonical form may join or split words ("SM G9910" = "SMG9910")
+    longest = len(words(wanted)) + 4  # a canonical form may join or split words ("8697 3104 5902 216")
     seen: set[str] = set()
     for text in texts:
         for start in _starts(wanted).finditer(text):
@@ -184,10 +185,9 @@ def words(text: str) -> list[re.Match[str]]:
 
 
 def _occurs(wanted: str, text: str) -> bool:
-    """`wanted` is in `text` from the start of a word to the end of one, or to a "+" after one ("Pro+"),
-    both folded."""
-    last = wanted.rstrip("+")[-1:]
-    return bool(_WORD.fullmatch(wanted[0]) and last and _WORD.fullmatch(last)) and _written(wanted, text)
+    """`wanted` holds a word and is in `text` without cutting a word at either end, marks and all ("Pro+",
+    "Only 1 day left!", "See you in 2027 ✨"), both folded."""
+    return bool(words(wanted)) and _written(wanted, text)
 
 
 def _written(wanted: str, text: str) -> bool:

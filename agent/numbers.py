@@ -13,6 +13,7 @@ _DIGITS = re.compile(  # "250,000" is one amount: commas between groups of three
     r"(?<![A-Za-z0-9.\-])(?:[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)(?:\.[0-9]+)?(?![A-Za-z0-9\-]|\.[0-9])"
 )
 _CHINESE = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+MEASURES = re.compile(r"[箱台件个张人天年次份包盒瓶支套本条]")  # a number's measure word names what it counts
 _DIGIT = {
     "零": 0,
     "〇": 0,
@@ -48,6 +49,19 @@ _POINT = re.compile(  # "two point five": 2.5; at most five words before it, so 
     re.IGNORECASE,
 )
 _THOUSANDS = re.compile(r"(?<![A-Za-z0-9.])([0-9]+(?:\.[0-9]+)?)[kK](?![A-Za-z0-9])")  # "5k", "1.5k"
+_ZH_NUMERAL = "[零〇一二两三四五六七八九十百千万]+|[0-9]+"
+_WHOLE = rf"{_NUMBER_WORD}(?:[\s-]+{_NUMBER_WORD}){{0,4}}|[0-9]+"
+_PARTS = [  # a number with its part: "two and a half" 2.5, "a dozen" 12, "一个半" 1.5, "六十三块五" 63.5
+    (re.compile(rf"\b({_WHOLE})\s+and\s+a\s+half\b", re.IGNORECASE), lambda m: _value(m[1]) + 0.5),
+    (re.compile(rf"\b(an?|{_WHOLE})\s+dozens?\b", re.IGNORECASE), lambda m: 12 * _value(m[1])),
+    (re.compile(rf"({_ZH_NUMERAL})个半"), lambda m: _value(m[1]) + 0.5),
+    (
+        re.compile(
+            rf"({_ZH_NUMERAL})[块元]([一二三四五六七八九]|[0-9])(?:[毛角]|(?![0-9零〇一二两三四五六七八九十百千万分]))"
+        ),
+        lambda m: _value(m[1]) + _value(m[2]) / 10,
+    ),
+]
 
 
 def numbers(text: str) -> list[str]:
@@ -59,22 +73,47 @@ def numbers_at(text: str) -> list[tuple[int, int, str]]:
     """The amounts `text` (already NFKC) states, each with where it stands: (start, end, value)."""
     found = [(m.start(), m.end(), m[0].replace(",", "")) for m in _DIGITS.finditer(text)]
     found += [(m.start(), m.end(), _thousands(m[1])) for m in _THOUSANDS.finditer(text)]  # "5k"
-    found += [(m.start(), m.end(), str(chinese(m[0]))) for m in _CHINESE.finditer(text) if m[0] != "一"]
+    found += [
+        (m.start(), m.end(), str(chinese(m[0])))
+        for m in _CHINESE.finditer(text)
+        if m[0] != "一" or MEASURES.match(text, m.end())  # 一台, 一箱: one; 一下, 一起: a word
+    ]
     pointed = [(m.start(), m.end(), _pointed(m)) for m in _POINT.finditer(text)] if "point" in text else []
     found += [(m.start(), m.end(), str(english(m[0]))) for m in _ENGLISH.finditer(text) if _counted(m[0])]
+    pointed += [
+        (m.start(), m.end(), _decimal(read(m))) for pattern, read in _PARTS for m in pattern.finditer(text)
+    ]
     found = [f for f in found if not any(p[0] <= f[0] < p[1] for p in pointed)] + pointed
     return sorted(f for f in found if not text[: f[0]].endswith("^"))  # "m/s^2": a power, no amount
+
+
+ONE = ("one", "一")  # a word more often than an amount ("the one", "一下"): 1 only when it is the whole value
 
 
 def as_number(value: str) -> str | None:
     """The number `value` writes whole ("eight", "250,000", "两", "12.0"), as a decimal string ("8",
     "250000", "2", "12"), or None."""
     text = unicodedata.normalize("NFKC", value).strip()
+    if text.casefold() in ONE:
+        return "1"
     found = numbers_at(text)
     if len(found) != 1 or (found[0][0], found[0][1]) != (0, len(text)):
         return None
     number = float(found[0][2])
     return str(int(number)) if number.is_integer() else str(number)
+
+
+def _value(said: str) -> float:
+    """A whole number in figures, Chinese or English words ("a" is one)."""
+    if said.isdigit():
+        return int(said)
+    if re.fullmatch(_ZH_NUMERAL, said):
+        return chinese(said)
+    return english(said) or 1
+
+
+def _decimal(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
 
 
 def _pointed(m: re.Match[str]) -> str:
@@ -124,13 +163,3 @@ def chinese(numeral: str) -> int:
             section, digit = 0, None
     last = {"百": 10, "千": 100, "万": 1000}.get(numeral[-2:-1], 1) if len(numeral) > 1 else 1
     return total + section + (digit or 0) * last  # "一千二" is 1200, "三万五" 35000, as people say them
-
-
-def typed(value: str, schema_type: str) -> int | float | str:
-    """`value` as the schema's type wants it: an integer, a number, or the string as written."""
-    if schema_type == "integer" and re.fullmatch(r"[0-9]+", value):
-        return int(value)
-    if schema_type == "number" and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", value):
-        number = float(value)
-        return int(number) if number.is_integer() else number
-    return value

@@ -23,7 +23,10 @@ def test_a_date_is_read_only_when_written_whole(said, iso):
     "said, hhmm",
     [("at 10.30am", ["10:30"]), ("1700hrs", ["17:00"]), ("11 in the morning", ["11:00"]),
      ("3 in the afternoon", ["15:00"]), ("下午两点半", ["14:30"]), ("二十一点整", ["21:00"]),
-     ("9am, no, 9.45am", ["09:00", "09:45"]), ("中午 12:30", ["12:30"]), ("三点五公斤", [])],
+     ("9am, no, 9.45am", ["09:00", "09:45"]), ("中午 12:30", ["12:30"]), ("三点五公斤", []),
+     ("half past nine in the morning", ["09:30"]), ("quarter to twelve", ["11:45"]),
+     ("20 past 3 pm", ["15:20"]),
+     ("下午两点到四点", ["14:00", "16:00"]), ("晚上8点到10点", ["20:00", "22:00"])],
 )  # fmt: skip
 def test_a_time_of_day_is_read_as_hh_mm(said, hhmm):
     assert [value for _, value in times(said)] == hhmm

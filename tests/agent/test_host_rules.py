@@ -617,14 +617,15 @@ class _Booking(FunctionTool):
             "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
             "treatment": {
                 "type": "string",
-                "enum": ["scaling", "root_canal", "filling"],
+                "enum": ["scaling", "root_canal", "filling", "checkup"],
                 "description": "scaling 洗牙, root_canal 根管治疗, filling 补牙",
             },
             "people": {"type": "integer"},
+            "note": {"type": "string"},
         },
     }
     effect = "write"
-    grounded = ("date", "time", "treatment", "people")
+    grounded = ("date", "time", "treatment", "people", "note")
 
     def call(self, ctx: ToolContext, input: str) -> str:
         return "{}"
@@ -645,7 +646,12 @@ class _Booking(FunctionTool):
      ({"treatment": "filling"}, "她要洗牙", False),
      ({"people": 8}, "a table for eight", True),  # a number however written
      ({"people": 2}, "订两位", True), ({"people": 12000}, "12,000 of them", True),
-     ({"people": 3}, "a table for eight", False)],
+     ({"people": 3}, "a table for eight", False),
+     ({"people": 1}, "订一位", True), ({"people": 1}, "just one table", True),
+     ({"treatment": "checkup"}, "a check-up on Monday", True),  # a listed value's parts joined or not
+     ({"note": "Only 1 day left!"}, "post 'Only 1 day left!' at 10", True),  # a text with its marks
+     ({"note": "1 day left"}, "post 'Only 1 day left!' at 10", True),
+     ({"note": "nly 1 day"}, "post 'Only 1 day left!' at 10", False)],  # never a piece of a word
 )  # fmt: skip
 def test_a_date_a_time_a_number_and_a_listed_value_are_grounded_however_the_person_wrote_them(
     args, said, grounded

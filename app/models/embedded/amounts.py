@@ -17,16 +17,13 @@ import unicodedata
 from typing import Any
 
 from agent import dates
-from agent.numbers import numbers_at
+from agent.numbers import MEASURES, numbers_at
 from agent.tool_selection import tokens
 from app.models.embedded import spans, spelling
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _CLAUSE = re.compile(r"[,;，；。!?！？]")
 _WORD = re.compile(r"[A-Za-z]+|[\u3400-\u9fff]+|[¥$€£]")
-_MEASURES = re.compile(
-    r"[箱台件个张人天年次份包盒瓶支套本条]"
-)  # a number's measure word names what it counts
 WINDOW = 24  # characters either side of a number where its parameter's words may stand
 STEM = 5  # two English words sharing their first five letters are one word ("weighing", "weight")
 
@@ -146,7 +143,7 @@ def _labels(numeric: list[str], properties: dict[str, Any]) -> dict[str, dict[st
     own = {
         name: {w: 1.0 for w, _ in _plain(str(properties[name].get("description", "")))}
         | {w: 1.0 for w in _units(f"{name} {properties[name].get('description', '')}")}
-        | {w: 1.0 for w in _MEASURES.findall(str(properties[name].get("description", "")))}  # "箱数": 箱
+        | {w: 1.0 for w in MEASURES.findall(str(properties[name].get("description", "")))}  # "箱数": 箱
         | {w: 2.0 for w, _ in _plain(_CAMEL.sub(" ", name).replace("_", " "))}
         for name in numeric
     }

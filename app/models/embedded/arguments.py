@@ -26,6 +26,7 @@ from app.models.embedded.amounts import placed
 from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.durations import duration
 from app.models.embedded.facts import UNSET, alone, facts
+from app.models.embedded.flags import flag
 from app.models.embedded.free_text import free_text
 from app.models.embedded.identifiers import fits as _fits
 from app.models.embedded.identifiers import identifier, own_word, patterned, runs, unlike
@@ -87,15 +88,16 @@ def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = Non
     """The values of `listed` that `text` names, as listed (or with spaces for its underscores: "boiling
     point" names boiling_point), by a word the tool's texts give for one
     (`own`, aliases.py) or by a common word for one (`cues.yaml`'s units), each once, in the order they
-    stand; a longer word first ("美元" is no "元")."""
+    stand, an English plural too; a longer word first ("美元" is no "元")."""
     words = (
         {form.casefold(): v for v in listed for form in (v, v.replace("_", " "), v.replace("_", "-"))}
         | {w.casefold(): v for v in listed for w in spelling.cues().get("units", {}).get(v, ())}
         | {form: v for w, v in (own or {}).items() if v in listed for form in _spellings(w)}
     )
     pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    found = re.finditer(rf"(?<![A-Za-z])(?:{pattern})(?![A-Za-z])", text, re.IGNORECASE) if words else ()
-    return list(dict.fromkeys(words[m[0].casefold()] for m in found))
+    plural = rf"(?<![A-Za-z])({pattern})(?:e?s)?(?![A-Za-z])"
+    found = re.finditer(plural, text, re.IGNORECASE) if words else ()
+    return list(dict.fromkeys(words[m[1].casefold()] for m in found))  # "boxes" names box
 
 
 def _spellings(word: str) -> set[str]:
@@ -124,6 +126,8 @@ def _values(
         return [v for v in listed if isinstance(v, str) and mentions(text, v)]
     if spec.get("title"):  # a labelled value ("营销名是 …") comes only after its label
         return [labelled[name]] if name in labelled and _fits(labelled[name], spec) else []
+    if spec.get("type") == "boolean":  # said yes or no: "urgent", "not urgent", "不加急"
+        return flag(name, spec, text)
     if spec.get("type") in ("number", "integer"):  # told apart by the words next to them (amounts.py)
         return duration(text, name, spec) or found["amounts"].get(name, [])  # "两个钟头": 120 minutes
     if wants_clock(spec):  # a time of day as HH:MM: "晚上8点" is 20:00, "7.30pm" 19:30

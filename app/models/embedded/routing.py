@@ -24,7 +24,6 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from agent.memory import TYPED
-from agent.numbers import typed
 from agent.tools import FunctionTool, ToolRegistry
 from app.models.embedded import meaning, overlap, reading, spelling
 from app.models.embedded.arguments import claims, mentions, values_for
@@ -35,7 +34,7 @@ from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_
 from app.models.embedded.several import beside
 from app.models.embedded.small_talk import small_talk
 from app.models.embedded.stored import changed
-from app.models.embedded.values import codes
+from app.models.embedded.values import codes, typed
 from app.models.embedded.written import requested
 
 Arguments = dict[str, Any]

@@ -100,3 +100,15 @@ def changed_to(value: str) -> str:
     else `value` itself."""
     links = list(_CHANGED_TO.finditer(value))
     return value[links[-1].end() :] if links else value
+
+
+def typed(value: str, schema_type: str) -> int | float | bool | str:
+    """`value` as the schema's type wants it: an integer, a number, a flag, or the string as written."""
+    if schema_type == "boolean" and value in ("true", "false"):
+        return value == "true"
+    if schema_type == "integer" and re.fullmatch(r"[0-9]+", value):
+        return int(value)
+    if schema_type == "number" and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", value):
+        number = float(value)
+        return int(number) if number.is_integer() else number
+    return value

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from agent.numbers import MEASURES
 from agent.tools import FunctionTool
 from app.models.embedded import reading
 from app.models.embedded.acts import asked
@@ -71,7 +72,8 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     first two characters of its description's Chinese (登记; of four, both pairs: 登记报损, and the second
     character of a pair with a measure word: 预约's "约个"), the words of a list its description gives
     for the act ("明确说开单/建单/下工单时", "Schedule (queue / 排期)"), and the reader's words of writing;
-    a Chinese pair with a measure word between ("开个单"), or its first character with one ("排一条")."""
+    a Chinese pair with a measure word between ("开个单"), or its first character with one ("排一条"); a
+    character of its description's first clause before a count ("订两箱", of 下单订购)."""
     named = own_verb(tool.name)
     chinese = re.match(r"\s*([\u3400-\u9fff]{2,})", tool.description)  # a description that opens in Chinese
     run = chinese[1] if chinese else ""
@@ -87,6 +89,9 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     cjk = [r"[个张一条下]?".join(map(re.escape, w)) for w in words if _CJK.fullmatch(w)]
     cjk += [rf"{re.escape(w[0])}(?:一?[个张条份])" for w in words if _CJK.fullmatch(w)]  # "排一条", "开个"
     cjk += [rf"{re.escape(w[1])}(?:一?个|一?下)" for w in opening if len(w) == 2]  # 预约: "约个顺丰", "约下"
+    first = re.split(r"[。（(，,]", tool.description)[0]
+    counted = rf"(?=[0-9一二两三四五六七八九十几]+{MEASURES.pattern})"  # 订购's 订 in "订两箱"
+    cjk += [rf"{re.escape(ch)}{counted}" for ch in dict.fromkeys(re.findall(r"[\u3400-\u9fff]", first))]
     latin = [rf"\b{re.escape(w)}\b" for w in words if not _CJK.search(w)]
     own = [rf"\b{re.escape(named)}\w*", *cjk, *latin, *([reading.WRITE.pattern] if writing else [])]
     return re.compile("|".join(own), re.IGNORECASE)

@@ -235,3 +235,24 @@ def test_long_messages_read_in_linear_time():
 
     assert numbers("one " * 3000 + "point five")[-1].endswith(".5")  # bounded words before "point"
     assert len(proper_names("Aa. " * 3000)) == 1
+
+
+@pytest.mark.parametrize(
+    "said, flag",
+    [("order gloves, urgent ya", ["true"]), ("both not urgent", ["false"]), ("口罩订两箱，不急的", ["false"]),
+     ("要加急", ["true"]), ("order gloves", [])],
+)  # fmt: skip
+def test_a_flag_is_said_yes_or_no_or_left_out(said, flag):
+    from app.models.embedded.flags import flag as read_flag
+
+    assert read_flag("urgent", {"type": "boolean", "description": "是否加急（可选）"}, said) == flag
+
+
+def test_a_list_of_values_in_brackets_gives_each_value_its_own_words():
+    from agent.aliases import aliases
+
+    unit = {"type": "string", "enum": ["bottle", "box"], "description": "unit (瓶 bottle, 盒 box)"}
+    found = aliases({"properties": {"unit": unit}}, "", "unit")
+    assert (
+        found["瓶"] == "bottle" and found["盒"] == "box" and found["boxes"] == "box" and "unit" not in found
+    )
