@@ -31,29 +31,33 @@ def aliases(parameters: dict[str, Any], description: str, name: str) -> dict[str
     listed = tuple(str(v) for v in (spec or {}).get("enum") or () if isinstance(v, str))
     if not isinstance(spec, dict) or not listed:
         return {}
-    own = dict(_mapped(str(spec.get("description", "")), listed))
-    found = {word: value for word, value in _mapped(description, listed) if word not in own} | own
+    own = _mapped(str(spec.get("description", "")), listed)
+    mine = {word for word, _ in own}
+    given: dict[str, set[str]] = {}  # word -> the values the texts give it (the parameter's own first)
+    for word, value in [*own, *((w, v) for w, v in _mapped(description, listed) if w not in mine)]:
+        given.setdefault(word, set()).add(value)
+    found = {word: min(values) for word, values in given.items() if len(values) == 1}
     spelled = {v.replace("_", " ").replace("-", " ").casefold(): v for v in listed if re.search("[_-]", v)}
     spelled |= {_plural(v.casefold()): v for v in listed if re.fullmatch("[A-Za-z]+", v)}  # "boxes" of box
-    return {w: v for w, v in spelled.items() if w not in found} | _shortened(found) | found
+    return {w: v for w, v in spelled.items() if w not in given} | _shortened(given) | found
 
 
 def _plural(word: str) -> str:
     return word + "es" if re.search("(?:s|x|z|ch|sh)$", word) else word + "s"
 
 
-def _shortened(found: dict[str, str]) -> dict[str, str]:
+def _shortened(given: dict[str, set[str]]) -> dict[str, str]:
     """A Chinese alias also by two or more of its characters in a row ("春熙路店": 春熙路, 春熙;
-    "东莞虎门B仓": 虎门), where no alias of another value holds them."""
+    "东莞虎门B仓": 虎门), where no word the texts give another value holds them."""
     pieces: dict[str, set[str]] = {}
-    for word, value in found.items():
+    for word, values in given.items():
         for run in _CJK.findall(word):
             for piece in _pieces(run, whole=run == word):
-                pieces.setdefault(piece, set()).add(value)
+                pieces.setdefault(piece, set()).update(values)
     return {
         piece: next(iter(values))
         for piece, values in pieces.items()
-        if len(values) == 1 and piece not in found
+        if len(values) == 1 and piece not in given
     }
 
 
@@ -69,12 +73,13 @@ def _pieces(run: str, whole: bool) -> set[str]:
 
 @cache
 def _mapped(text: str, listed: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """(word, value) for each word a clause of `text` gives one listed value (the first clause wins)."""
+    """(word, value) for each word a clause of `text` gives a listed value ("5楼小会议室" of two rooms:
+    twice)."""
     named = {v.casefold(): v for v in listed}
-    found: dict[str, str] = {}
+    pairs: dict[tuple[str, str], None] = {}  # a word given to two values is twice here, and names neither
     for clause in _clauses(text):
-        found |= {w: v for w, v in _mapped_clause(clause, named).items() if w not in found}
-    return tuple(found.items())
+        pairs |= dict.fromkeys(_mapped_clause(clause, named).items())
+    return tuple(pairs)
 
 
 def _mapped_clause(clause: str, named: dict[str, str]) -> dict[str, str]:
@@ -85,7 +90,7 @@ def _mapped_clause(clause: str, named: dict[str, str]) -> dict[str, str]:
     if len(values) == 1:
         return _aliases_of(whole, values.pop(), named)
     found: dict[str, str] = {}
-    for item in re.split(r"[,，;；]", clause) if len(values) > 1 else ():
+    for item in re.split(r"[,，;；/|]", clause) if len(values) > 1 else ():
         words = _words_of(item)
         one = {named[w.casefold()] for w in words if w.casefold() in named}
         if len(one) == 1:  # the words next to the value: "unit (瓶 bottle" gives 瓶, not "unit"

@@ -131,7 +131,8 @@ def _written_value(wanted: str, texts: list[str], canonical: Callable[[str], str
         plain = unicodedata.normalize("NFKC", text)
         written = [plain[start:end] for start, end, _ in numbers_at(plain)]
         written += re.findall(r"(?<![A-Za-z])one(?![A-Za-z])|一", plain, re.IGNORECASE)  # "one carton", 一台
-        written += [said for said, _ in (*dates.dates(text), *dates.times(text))]
+        read = [*dates.dates(text), *dates.times(text)]  # read in place: 下午两点到四点's 四点 is 16:00
+        written += [form for said, value in read for form in (said, value)]
         if any(folded(canonical(said)) == wanted for said in written):
             return True
     return False

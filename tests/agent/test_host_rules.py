@@ -641,6 +641,7 @@ class _Booking(FunctionTool):
      ({"time": "20:00"}, "晚上8点", True),  # a time of day however written
      ({"time": "10:30"}, "at 10.30am", True),
      ({"time": "22:30"}, "at 10.30am", False),
+     ({"time": "16:00"}, "下午两点到四点", True),  # read in its place: the afternoon's four o'clock
      ({"treatment": "scaling"}, "她要洗牙", True),  # a word the tool's texts give for the value
      ({"treatment": "root_canal"}, "a root canal please", True),  # the value's own words
      ({"treatment": "filling"}, "她要洗牙", False),

@@ -22,7 +22,7 @@ from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.values import codes, names
 
 CJK = re.compile(r"[\u3400-\u9fff]")
-_EN = re.IGNORECASE
+_EN = re.IGNORECASE | re.ASCII  # \b between Latin words and Chinese too: "帮我book一下"
 
 _INFLECTED = r"(?:s|es|d|ed|ing)?\b"  # an English verb in any of its forms: add, adds, added, adding
 REMOVE = re.compile(
@@ -41,17 +41,19 @@ WRITE = re.compile(
     _EN,
 )
 READ = re.compile(
-    rf"查|看看|找|搜|列出|\b(?:check|look(?:ing)? up|find|search|show|list|tell me){_INFLECTED}", _EN
+    r"查|看看|看(?:一?下|一眼)|瞅瞅|找|搜|列出|"
+    rf"\b(?:check|look(?:ing)? up|find|search|show|list|tell me){_INFLECTED}",
+    _EN,
 )
 ASKS_HOW_THINGS_ARE = re.compile(
-    r"吗|么|是否|有没有|有无|在不在|是不是|了没|哪|什么|多少|几|如何|怎么样|怎样|咋样|谁|？|"
+    r"吗|么|是否|有没有|有无|在不在|是不是|了没|没(?:得|有)?\s*$|哪|什么|多少|几|如何|怎么样|怎样|咋样|谁|？|"
     r"^\s*(?:is|are|was|were|does|do|did|has|have|which|what|how|who|whose)\b|"
     r"^\s*(?:should|shall) (?:i|we)\b|"
     r"\bwhether\b|\bexists?\b|\balready\b.*\?",
     _EN,
 )
-HELD = re.compile(  # words of where a thing is kept: a statement of them says how things are ("X 在库里")
-    r"在库里|在数据库|库里有|已经有|已有|有了|存过|录过|"
+HELD = re.compile(  # where a thing is kept, or what was done: a statement of them says how things are
+    r"在库里|在数据库|库里有|已经|已有|有了|存过|录过|早就|"
     r"\b(?:on file|in (?:the )?(?:db|database)|already|exists?)\b",
     _EN,
 )
@@ -60,6 +62,15 @@ REQUEST = re.compile(
     r"\b(?:could you|can you|would you|will you|please|i need|i want|let's)\b",
     _EN,
 )
+_REPORTED = re.compile(r"(?:已经|早就|早已)[^，,。；;!！?？]*$")  # "小李已经帮他把那笔报了": told, not asked
+
+
+def requests(text: str) -> bool:
+    """Do the words ask for something ("帮我", "请", "把 X 加上", "could you"), not tell what somebody has
+    already done ("已经帮他把那笔报了")?"""
+    return any(not _REPORTED.search(text[: m.start()]) for m in REQUEST.finditer(text))
+
+
 CAPABILITIES = re.compile(
     r"你(?:都)?(?:能|会|可以)(?:帮我)?(?:做|干)?(?:些)?(?:什么|啥|哪些)|你能(?:帮我)?(?:做|干)|有什么功能|有哪些功能|"
     r"\bwhat (?:can|do) you do\b|\bwhat are you able\b|\bhow can you help\b|"
@@ -120,7 +131,7 @@ def asks_or_requests(text: str) -> bool:
     its range.") is a request."""
     starts = re.findall(r"(?:^|[.!?。！？]\s+)(?:please\s+)?([A-Za-z]+)", text.strip(), re.IGNORECASE)
     verb = any(word.lower() in spelling.cues()["requests"] for word in starts)
-    return bool(ASKS_HOW_THINGS_ARE.search(text) or REQUEST.search(text) or ASKS_FOR.search(text) or verb)
+    return bool(ASKS_HOW_THINGS_ARE.search(text) or requests(text) or ASKS_FOR.search(text) or verb)
 
 
 def remarks(text: str) -> bool:
@@ -160,7 +171,7 @@ def effect_asked(text: str) -> str:
     if not codes(text) and arithmetic(text) is not None:
         return "read"  # a sum: "by what percentage did it drop" removes nothing
     question = bool(ASKS_HOW_THINGS_ARE.search(text))
-    request = bool(REQUEST.search(text)) or _starts_with_verb(text)
+    request = requests(text) or _starts_with_verb(text)
     unnamed = _without_names(text)  # "OPPO Find X8" finds nothing
     if none_asked(unnamed, WRITE, ADDS, REMOVE, CHANGE):
         return "read"  # "先别录 X", "I added X last week": no act asked for, whatever the code

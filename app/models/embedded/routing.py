@@ -228,12 +228,17 @@ def _effect(text: str, registry: ToolRegistry) -> str:
     """The effect asked for (`reading.py`), a word of removing that is a word of another tool's name aside
     ("drop", of a tool drop_shipping_quote); a code proposed for adding with no word of writing (a tracking
     number) only reads when a pattern of a tool that reads claims every code it holds, or a tool that reads
-    is named by its own verb ("drop shipping quote for X")."""
+    is named by its own verb ("drop shipping quote for X"); a "should be" beside a writing tool's own verb
+    is no correction."""
     own = {w for t in registry.tools() if t.effect != "destructive" for w in t.name.casefold().split("_")}
     said = text
     for word in {m[0] for m in reading.REMOVE.finditer(text) if m[0].casefold() in own}:
         said = re.sub(rf"\b{re.escape(word)}\b", " ", said)  # a name, no act
     effect = reading.effect_asked(said)
+    if effect == "destructive" and not (reading.REMOVE.search(said) or reading.CHANGE.search(said)):
+        writers = [t for t in registry.tools() if t.effect == "write" and offered(t)]
+        if any(in_own_verb(text, t) for t in writers):  # "book it at 2pm, 3 hours should be enough"
+            return "write"  # a "should be" beside a tool's own verb of writing corrects nothing stored
     if effect != "write" or reading.WRITE.search(said) or not codes(said):
         return effect
     readers = [t for t in registry.tools() if t.effect == "read" and offered(t)]

@@ -50,7 +50,7 @@ def _fit(tool: FunctionTool, text: str, tools: list[FunctionTool]) -> float:
 def _asks_for_it(text: str, tool: FunctionTool, own_only: bool = False) -> bool:
     """Do the words hold one of the tool's verbs (`verbs`), neither denied nor told as done, in a request or
     a statement, not a question of how things are ("开单了没有？")?"""
-    own, request = verbs(tool, not own_only), reading.REQUEST.search(text) is not None
+    own, request = verbs(tool, not own_only), reading.requests(text)
     question = reading.ASKS_HOW_THINGS_ARE.search(text) is not None
     if _DENIED.search(text) or _SUPPOSED.search(text):
         return False  # "先别开单", "假如下礼拜叫德邦": no write asked for
@@ -79,7 +79,7 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     run = chinese[1] if chinese else ""
     opening = [run[:2], run[2:4]] if len(run) == 4 else [run[:2]] if run else []  # 登记报损: 登记, 报损
     found = list(opening)
-    for clause in re.split(r"[，,；;。()（）]|[.](?:\s|$)", tool.description):
+    for clause in re.split(r"[，,；;。]|[.](?:\s|$)", tool.description):  # brackets stay with their clause
         if "=" in clause or "→" in clause or ":" in clause or "：" in clause:
             continue  # a list of values' words, not of the act (aliases.py)
         items = [i.strip() for i in re.split(r"\s*[/／、]\s*", clause)]
@@ -90,11 +90,11 @@ def verbs(tool: FunctionTool, writing: bool = True) -> re.Pattern[str]:
     cjk += [rf"{re.escape(w[0])}(?:一?[个张条份])" for w in words if _CJK.fullmatch(w)]  # "排一条", "开个"
     cjk += [rf"{re.escape(w[1])}(?:一?个|一?下)" for w in opening if len(w) == 2]  # 预约: "约个顺丰", "约下"
     first = re.split(r"[。（(，,]", tool.description)[0]
-    counted = rf"(?=[0-9一二两三四五六七八九十几]+{MEASURES.pattern})"  # 订购's 订 in "订两箱"
+    counted = rf"(?=[0-9一二两三四五六七八九十百千几]+{MEASURES.pattern})"  # 订购's 订 in "订两箱"
     cjk += [rf"{re.escape(ch)}{counted}" for ch in dict.fromkeys(re.findall(r"[\u3400-\u9fff]", first))]
     latin = [rf"\b{re.escape(w)}\b" for w in words if not _CJK.search(w)]
     own = [rf"\b{re.escape(named)}\w*", *cjk, *latin, *([reading.WRITE.pattern] if writing else [])]
-    return re.compile("|".join(own), re.IGNORECASE)
+    return re.compile("|".join(own), re.IGNORECASE | re.ASCII)
 
 
 def _end(item: str, at: int) -> str:

@@ -215,7 +215,7 @@ def test_a_free_text_after_its_label_and_a_hypothetical_asks_no_write(kitchen):
 def test_a_chinese_alias_by_characters_no_other_value_holds():
     from agent.aliases import _shortened
 
-    found = _shortened({"东莞长安a仓": "A", "东莞虎门b仓": "B"})
+    found = _shortened({"东莞长安a仓": {"A"}, "东莞虎门b仓": {"B"}})
     assert found["虎门"] == "B" and found["长安"] == "A" and "东莞" not in found
 
 
@@ -256,3 +256,22 @@ def test_a_list_of_values_in_brackets_gives_each_value_its_own_words():
     assert (
         found["瓶"] == "bottle" and found["盒"] == "box" and found["boxes"] == "box" and "unit" not in found
     )
+
+
+def test_a_report_of_what_was_done_and_a_look_first_ask_for_no_write():
+    from app.models.embedded import reading
+
+    assert not reading.requests("小李已经帮他把那笔住宿报了")  # told, not asked
+    assert reading.requests("帮我把那笔住宿报了")
+    assert reading.effect_asked("寄了台V2309A过来要登记 你先帮我看下数据库有这个机型没") == "read"
+    assert reading.READ.search("帮我check一下") and reading.WRITE.search("帮我add一下")  # Latin in Chinese
+
+
+def test_a_word_the_texts_give_two_values_names_neither():
+    from agent.aliases import aliases
+
+    room = {"type": "string", "enum": ["tianfu", "emei", "qingcheng"]}
+    text = "tianfu=天府厅（3楼大会议室），emei=峨眉（5楼小会议室），qingcheng=青城（5楼小会议室）"
+    found = aliases({"properties": {"room": room}}, text, "room")
+    assert found["峨眉"] == "emei" and found["天府厅"] == "tianfu"
+    assert "5楼小会议室" not in found and "会议室" not in found and "小会议室" not in found
