@@ -215,6 +215,8 @@ def _nearness(around: list[tuple[str, int]], label: dict[str, float]) -> float:
 def _same(word: str, own: str) -> bool:
     if word == own or f"{word}s" == own or word == f"{own}s":
         return True
+    if len(own) == 1 and own >= "\u3400" and own in word:
+        return True  # a measure word in a pair: 人 of "15个人" names 人数
     return word.isascii() and own.isascii() and min(len(word), len(own)) >= STEM and word[:STEM] == own[:STEM]
 
 

@@ -236,7 +236,7 @@ def _effect(text: str, registry: ToolRegistry) -> str:
         said = re.sub(rf"\b{re.escape(word)}\b", " ", said)  # a name, no act
     effect = reading.effect_asked(said)
     if effect == "destructive" and not (reading.REMOVE.search(said) or reading.CHANGE.search(said)):
-        writers = [t for t in registry.tools() if t.effect == "write" and offered(t)]
+        writers = [t for t in registry.tools() if t.effect == "write" and offered(t) and alone(t.name)]
         if any(in_own_verb(text, t) for t in writers):  # "book it at 2pm, 3 hours should be enough"
             return "write"  # a "should be" beside a tool's own verb of writing corrects nothing stored
     if effect != "write" or reading.WRITE.search(said) or not codes(said):

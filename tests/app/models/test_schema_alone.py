@@ -240,7 +240,7 @@ def test_long_messages_read_in_linear_time():
 @pytest.mark.parametrize(
     "said, flag",
     [("order gloves, urgent ya", ["true"]), ("both not urgent", ["false"]), ("口罩订两箱，不急的", ["false"]),
-     ("要加急", ["true"]), ("order gloves", [])],
+     ("要加急", ["true"]), ("急！！帮我订三盒", ["true"]), ("我很着急", []), ("order gloves", [])],
 )  # fmt: skip
 def test_a_flag_is_said_yes_or_no_or_left_out(said, flag):
     from app.models.embedded.flags import flag as read_flag
@@ -275,3 +275,14 @@ def test_a_word_the_texts_give_two_values_names_neither():
     found = aliases({"properties": {"room": room}}, text, "room")
     assert found["峨眉"] == "emei" and found["天府厅"] == "tianfu"
     assert "5楼小会议室" not in found and "会议室" not in found and "小会议室" not in found
+
+
+def test_a_flag_s_words_follow_true_in_its_description_and_a_count_names_its_measure():
+    from app.models.embedded.amounts import placed
+    from app.models.embedded.flags import flag as read_flag
+
+    assert read_flag("urgent", {"type": "boolean", "description": "true = 加急 express order"}, "急用") == [
+        "true"
+    ]
+    people = {"attendees": {"type": "integer", "description": "参会人数（可选）"}}
+    assert placed("订天府厅 大概15个人", people, []) == {"attendees": ["15"]}  # 人 of 个人 names 人数
