@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-_EN = re.IGNORECASE | re.ASCII  # \b between Latin words and Chinese too: "帮我book一下"
+_EN = re.IGNORECASE | re.ASCII  # \b between a Latin word and Chinese around it too
 # a denial just before the verb: "别录", "不用添加", "没加", "don't add", "do not store", "never recorded"
 _DENIED_ZH = re.compile(r"(?:不要|不用|不必|无需|别|没有|没|未|不)(?:再|先|急着|用|要|必)?\s*$")
 _DENIED_EN = re.compile(

@@ -22,7 +22,7 @@ from app.models.embedded.arithmetic import arithmetic
 from app.models.embedded.values import codes, names
 
 CJK = re.compile(r"[\u3400-\u9fff]")
-_EN = re.IGNORECASE | re.ASCII  # \b between Latin words and Chinese too: "帮我book一下"
+_EN = re.IGNORECASE | re.ASCII  # \b between a Latin word and Chinese around it too
 
 _INFLECTED = r"(?:s|es|d|ed|ing)?\b"  # an English verb in any of its forms: add, adds, added, adding
 REMOVE = re.compile(

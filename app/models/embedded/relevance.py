@@ -33,7 +33,7 @@ def in_own_verb(text: str, tool: FunctionTool) -> bool:
     verbs = [rf"\b{re.escape(own_verb(tool.name))}\w*"]
     if chinese := re.search(r"[\u3400-\u9fff]{2}", tool.description):
         verbs += [re.escape(chinese[0]), re.escape(chinese[0][1])]
-    pattern = re.compile("|".join(verbs), re.IGNORECASE | re.ASCII)  # "帮我book一下" holds "book"
+    pattern = re.compile("|".join(verbs), re.IGNORECASE | re.ASCII)  # a verb inside Chinese words
     return bool(pattern.search(asked(text, pattern)))  # not denied, nor told as done ("不用添加")
 
 
