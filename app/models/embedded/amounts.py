@@ -36,6 +36,7 @@ def placed(text: str, properties: dict[str, Any], required: list[str]) -> dict[s
     text = unicodedata.normalize("NFKC", text)
     moments = dates.moments(text)  # "12 March 2026", "9am": a date or a time of day, no amount
     found = [f for f in numbers_at(text) if not any(start <= f[0] < end for start, end in moments)]
+    found = sorted([*found, *_ones(text, properties, numeric)])
     if not numeric or not found:
         return {}
     values = [value for _, _, value in found]
@@ -44,6 +45,18 @@ def placed(text: str, properties: dict[str, Any], required: list[str]) -> dict[s
     if len(numeric) == 1 and numeric[0] in required and spans.listed(text, values):
         return {numeric[0]: values} if all(_allowed(v, properties[numeric[0]]) for v in values) else {}
     return _one_each(text, found, numeric, properties, required)
+
+
+def _ones(text: str, properties: dict[str, Any], numeric: list[str]) -> list[tuple[int, int, str]]:
+    """ "one" before a word the tool names (a listed value or a numeric parameter's word: "one carton",
+    "for one hour") is 1; any other "one" is a word ("the one on the left")."""
+    named = {str(v).casefold() for spec in properties.values() for v in spec.get("enum") or ()}
+    named |= {w for name in numeric for w, _ in _plain(_CAMEL.sub(" ", name).replace("_", " "))}
+    return [
+        (m.start(), m.start() + 3, "1")
+        for m in re.finditer(r"\bone\s+([A-Za-z]+)", text, re.IGNORECASE)
+        if any(_same(m[1].casefold(), w) for w in named)
+    ]
 
 
 def _one_each(

@@ -286,3 +286,6 @@ def test_a_flag_s_words_follow_true_in_its_description_and_a_count_names_its_mea
     ]
     people = {"attendees": {"type": "integer", "description": "参会人数（可选）"}}
     assert placed("订天府厅 大概15个人", people, []) == {"attendees": ["15"]}  # 人 of 个人 names 人数
+    order = {"quantity": {"type": "integer"}, "unit": {"type": "string", "enum": ["box", "carton"]}}
+    assert placed("order resin, one carton is enough", order, ["quantity"]) == {"quantity": ["1"]}
+    assert placed("the one on the left", order, ["quantity"]) == {}
