@@ -138,12 +138,16 @@ class Router:
         ranked = sorted(fitting, key=lambda t: -fit[t.name])
         remark, statement = reading.remarks(text), not reading.asks_or_requests(text)
         subject = without_acts(text)  # what is asked about, not "查一下"
+        short = False  # a tool the words are about lacks a value: the learned reader decides, if none other
         for tool in ranked:
             if fit[tool.name] <= 0:
                 break
             # a run of words is a value only for a tool the request is about, and ranks no tool
             meant = partial(self._meant, subject, text, tool, fitting)
             values = values_for(tool, text, among, meant)
+            coded = any(v in codes(text) for found in values.values() for v in found)  # "… for PKX110"
+            if short and not shared_words(text, tool, fitting) and not coded:
+                continue  # "convert 1,000 Chinese yuan into Indian rupees" names no city of a time zone
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
             if not shared_words(text, tool, fitting) and _numbers_only(tool, values):
@@ -159,6 +163,7 @@ class Router:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read" or names_what_it_does(text, tool):  # "how is the weather?": which city?
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
+            short = short or bool(shared_words(text, tool, fitting))
         return None
 
     def _meant(self, subject: str, text: str, tool: FunctionTool, fitting: list[FunctionTool]) -> bool:

@@ -289,3 +289,21 @@ def test_a_flag_s_words_follow_true_in_its_description_and_a_count_names_its_mea
     order = {"quantity": {"type": "integer"}, "unit": {"type": "string", "enum": ["box", "carton"]}}
     assert placed("order resin, one carton is enough", order, ["quantity"]) == {"quantity": ["1"]}
     assert placed("the one on the left", order, ["quantity"]) == {}
+
+
+def test_a_tool_the_words_name_lacking_a_value_is_not_passed_over_for_one_they_do_not_name():
+    """The currency tool the words name lacks its currencies: the demo asks, and never takes a tool the
+    words say nothing of for the proper names it finds ("Chinese", "Indian" as cities of a time zone)."""
+    from pathlib import Path
+
+    from agent.tools import ToolRegistry
+    from app.eval.tools_file import read, registered
+    from app.models.embedded.routing import Router
+
+    prompts = read(Path(__file__).parents[3] / "benchmarks/prompts/dev_tools/finance_geo_tools.yaml", "dev")
+    registry = ToolRegistry()
+    for tool in registered(prompts[0].added):
+        registry.register(tool)
+    plan = Router(registry).plan("Convert 1,000 Chinese yuan into Indian rupees, please.")
+    assert (plan.kind, plan.tool) == ("missing", "convert_currency")
+    assert Router(registry).plan("What time zone is Cairo in?").calls == ({"city": "Cairo"},)
