@@ -120,22 +120,40 @@ def said_by_person(
     if canonical is str or len(words(value)) > MOST_WORDS:
         return False
     wanted = folded(canonical(value))
-    return _canonical_span(wanted, texts, canonical, deadline) or _written_value(wanted, texts, canonical)
+    return _canonical_span(wanted, texts, canonical, deadline) or _written_value(
+        wanted, texts, canonical, deadline
+    )
 
 
-def _written_value(wanted: str, texts: list[str], canonical: Callable[[str], str]) -> bool:
+def _written_value(
+    wanted: str, texts: list[str], canonical: Callable[[str], str], deadline: float | None
+) -> bool:
     """A date, a time of day or a number the person wrote has `wanted` as its canonical form ("12 March
     2026" for 2026-03-12 when the parameter takes a date, "eight" for 8 when it takes a number;
     `agent/dates.py`, `agent/numbers.py`)."""
+    form = _READ_FORM.fullmatch(wanted)
+    if not form:
+        return False  # only a number, a date or a time of day is read from other ways of writing it
     for text in texts:
-        plain = unicodedata.normalize("NFKC", text)
-        written = [plain[start:end] for start, end, _ in numbers_at(plain)]
-        written += re.findall(r"(?<![A-Za-z])one(?![A-Za-z])|一", plain, re.IGNORECASE)  # "one carton", 一台
-        read = [*dates.dates(text), *dates.times(text)]  # read in place: 下午两点到四点's 四点 is 16:00
-        written += [form for said, value in read for form in (said, value)]
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineError("the turn ran past its deadline while checking where values came from")
+        if form["number"]:
+            plain = unicodedata.normalize("NFKC", text)
+            written = [plain[start:end] for start, end, _ in numbers_at(plain)]
+            written += re.findall(
+                r"(?<![A-Za-z])one(?![A-Za-z])|一", plain, re.IGNORECASE
+            )  # "one carton", 一台
+        else:  # read in place: 下午两点到四点's 四点 is 16:00
+            read = dates.dates(text) if form["date"] else dates.times(text)
+            written = [said for pair in read for said in pair]
         if any(folded(canonical(said)) == wanted for said in written):
             return True
     return False
+
+
+_READ_FORM = re.compile(
+    r"(?P<number>-?[0-9]+(?:\.[0-9]+)?)|(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})|[0-9]{2}:[0-9]{2}"
+)
 
 
 def _canonical_span(
