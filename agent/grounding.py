@@ -17,7 +17,7 @@ from typing import Any
 import regex
 
 from agent import dates
-from agent.numbers import numbers_at
+from agent.numbers import ONE, numbers_at
 from agent.types import DeadlineError, ToolContext
 
 Canonical = Callable[[str, str], str]  # (parameter, value) -> the form in which two values are the same
@@ -50,13 +50,13 @@ def grounding_error(
         if name in grounded
         and (
             len(words(value)) > MOST_WORDS
-            or not said_by_person(
+            or not said_or_named(
                 value,
                 (*ctx.user_text, *(read if name in addressees else ())),
                 functools.partial(canonical, name),
+                aliases(name),
                 ctx.deadline,
             )
-            and not named_by_person(value, aliases(name), ctx.user_text)
         )
     ]
     if not invented:
@@ -67,10 +67,19 @@ def grounding_error(
     )
 
 
-def named_by_person(value: str, aliases: dict[str, str], typed: Iterable[str]) -> bool:
-    """The person wrote a word that names `value` (`aliases`: word -> the value it names)."""
+def said_or_named(
+    value: str,
+    typed: Iterable[str],
+    canonical: Callable[[str], str],
+    aliases: dict[str, str],
+    deadline: float | None = None,
+) -> bool:
+    """A grounded argument's test: `value` is said in the tool's `canonical` form (`said_by_person`), or a
+    word the tool's texts give it is (`aliases`: word -> the value it names; 洗牙 for scaling)."""
     texts = list(typed)
-    return any(v == value and said_by_person(word, texts) for word, v in aliases.items())
+    return said_by_person(value, texts, canonical, deadline) or any(
+        named == value and said_by_person(word, texts, deadline=deadline) for word, named in aliases.items()
+    )
 
 
 MOST_WORDS = 24  # a grounded value longer than this is no value a person types, and checking stays cheap
@@ -140,9 +149,7 @@ def _written_value(
         if form["number"]:
             plain = unicodedata.normalize("NFKC", text)
             written = [plain[start:end] for start, end, _ in numbers_at(plain)]
-            written += re.findall(
-                r"(?<![A-Za-z])one(?![A-Za-z])|一", plain, re.IGNORECASE
-            )  # "one carton", 一台
+            written += ONE.findall(plain)  # "one carton", 一台: a word elsewhere, 1 for a number
         else:  # read in place: 下午两点到四点's 四点 is 16:00
             read = dates.dates(text) if form["date"] else dates.times(text)
             written = [said for pair in read for said in pair]

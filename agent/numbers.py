@@ -87,14 +87,15 @@ def numbers_at(text: str) -> list[tuple[int, int, str]]:
     return sorted(f for f in found if not text[: f[0]].endswith("^"))  # "m/s^2": a power, no amount
 
 
-ONE = ("one", "一")  # a word more often than an amount ("the one", "一下"): 1 only when it is the whole value
+ONE = re.compile(r"(?<![A-Za-z])one(?![A-Za-z])|一", re.IGNORECASE)  # a word more often than an amount
+# ("the one", "一下"): 1 only when it is a whole value, or a number is looked for
 
 
 def as_number(value: str) -> str | None:
     """The number `value` writes whole ("eight", "250,000", "两", "12.0"), as a decimal string ("8",
     "250000", "2", "12"), or None."""
     text = unicodedata.normalize("NFKC", value).strip()
-    if text.casefold() in ONE:
+    if ONE.fullmatch(text):
         return "1"
     found = numbers_at(text)
     if len(found) != 1 or (found[0][0], found[0][1]) != (0, len(text)):

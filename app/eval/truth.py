@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from agent.function_tool import FunctionTool
-from agent.grounding import named_by_person, said_by_person
+from agent.grounding import said_by_person, said_or_named
 from app.eval.chinese_numbers import chinese_numbers
 from app.eval.spec import Spec
 from devicedb.schema import normalize_code
@@ -128,9 +128,9 @@ def _from_words(text: str, tool: FunctionTool | None, name: str, value: Any) -> 
         return {float(n) for n in _NUMBER.findall(value)} <= {float(n) for n in said_numbers(text)}
     if tool and name not in tool.grounded:  # the tool asks a model to infer it: "India" -> Asia/Kolkata
         return True
-    canonical = (lambda v: tool.canonical(name, v)) if tool else str
-    named = named_by_person(str(value), tool.aliases(name), (text,)) if tool else False
-    return named or said_by_person(str(value), (text,), canonical)
+    if tool is None:
+        return said_by_person(str(value), (text,))
+    return said_or_named(str(value), (text,), partial(tool.canonical, name), tool.aliases(name))
 
 
 def effect_of(name: str) -> str:

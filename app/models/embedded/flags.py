@@ -38,9 +38,10 @@ def _said(word: str, text: str, chinese: bool, only_not: bool = False) -> str:
             return "false"
         return "" if only_not or word not in text else "true"
     spelled = re.escape(word).replace(r"\ ", r"[\s_-]+")
-    if re.search(rf"\b{_NOT_EN}{spelled}\b", text, re.IGNORECASE):
+    english = re.IGNORECASE | re.ASCII  # a word's bounds beside Chinese too: "订手套urgent"
+    if re.search(rf"\b{_NOT_EN}{spelled}\b", text, english):
         return "false"
-    return "true" if re.search(rf"\b{spelled}\b", text, re.IGNORECASE) else ""
+    return "true" if re.search(rf"\b{spelled}\b", text, english) else ""
 
 
 def _alone(char: str, text: str) -> str:

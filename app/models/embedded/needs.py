@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from agent.grounding import named_by_person, said_by_person
+from agent.grounding import said_or_named
 from agent.tools import FunctionTool
 from app.models.embedded import spans
 from app.models.embedded.arguments import labels
@@ -89,7 +89,6 @@ def unsaid(tool: FunctionTool, calls: tuple[dict[str, Any], ...], typed: str) ->
         for call in calls
         for name, value in call.items()
         if name in tool.grounded
-        and not said_by_person(str(value), (typed,), partial(tool.canonical, name))
-        and not named_by_person(str(value), tool.aliases(name), (typed,))
+        and not said_or_named(str(value), (typed,), partial(tool.canonical, name), tool.aliases(name))
     ]
     return list(dict.fromkeys(found))

@@ -145,12 +145,12 @@ class Router:
             # a run of words is a value only for a tool the request is about, and ranks no tool
             meant = partial(self._meant, subject, text, tool, fitting)
             values = values_for(tool, text, among, meant)
-            coded = any(v in codes(text) for found in values.values() for v in found)  # "… for PKX110"
-            if short and not shared_words(text, tool, fitting) and not coded:
+            shares = shared_words(text, tool, fitting)
+            if short and not shares and not _coded(text, values):
                 continue  # "convert 1,000 Chinese yuan into Indian rupees" names no city of a time zone
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
-            if not shared_words(text, tool, fitting) and _numbers_only(tool, values):
+            if not shares and _numbers_only(tool, values):
                 continue  # "calculate the square root of 16": a number, and nothing said of the tool
             if (
                 statement
@@ -163,7 +163,7 @@ class Router:
                 return Plan(lang, "tool", effect, tool.name, self._calls(tool, values))
             if effect != "read" or names_what_it_does(text, tool):  # "how is the weather?": which city?
                 return Plan(lang, "missing", effect, tool.name, missing=tuple(missing))
-            short = short or bool(shared_words(text, tool, fitting))
+            short = short or bool(shares)
         return None
 
     def _meant(self, subject: str, text: str, tool: FunctionTool, fitting: list[FunctionTool]) -> bool:
@@ -249,6 +249,12 @@ def _effect(text: str, registry: ToolRegistry) -> str:
     readers = [t for t in registry.tools() if t.effect == "read" and offered(t)]
     claimed = all(any(claims(t, code) for t in readers) for code in codes(said))
     return "read" if claimed or any(in_own_verb(text, t) for t in readers) else effect
+
+
+def _coded(text: str, values: dict[str, list[str]]) -> bool:
+    """Is a value the words give the tool a code of theirs ("drop shipping quote for PKX110")?"""
+    said = codes(text)
+    return any(value in said for found in values.values() for value in found)
 
 
 def _numbers_only(tool: FunctionTool, values: dict[str, list[str]]) -> bool:

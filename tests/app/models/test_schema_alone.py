@@ -240,7 +240,8 @@ def test_long_messages_read_in_linear_time():
 @pytest.mark.parametrize(
     "said, flag",
     [("order gloves, urgent ya", ["true"]), ("both not urgent", ["false"]), ("口罩订两箱，不急的", ["false"]),
-     ("要加急", ["true"]), ("急！！帮我订三盒", ["true"]), ("我很着急", []), ("order gloves", [])],
+     ("要加急", ["true"]), ("急！！帮我订三盒", ["true"]), ("我很着急", []), ("订手套urgent", ["true"]),
+     ("order gloves", [])],
 )  # fmt: skip
 def test_a_flag_is_said_yes_or_no_or_left_out(said, flag):
     from app.models.embedded.flags import flag as read_flag
