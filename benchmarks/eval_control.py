@@ -5,7 +5,8 @@ messages). It shows the scorer can reach 100%; it knows each prompt's spec, whic
 `python -m benchmarks.eval_control COMMAND...` runs COMMAND with LLM_BASE_URL set to it (`make eval`:
 `python -m benchmarks.eval_control python main.py eval --floors all --bfcl 50`); a COMMAND that runs BFCL
 gets BFCL's scripted answers too (benchmarks/bfcl_control.py), and the tools files' prompts theirs
-(benchmarks/tools_control.py: the blind parts', and those of each `--tools-file` COMMAND names)."""
+(benchmarks/tools_control.py: the blind parts', and those of each `--tools-file` COMMAND names), and the
+device job files' prompts of each `--job-file` their ideal turns."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from typing import Any
 
 from app.eval import bfcl_run
 from app.eval.expected import CJK, written
-from app.eval.spec import GOLDEN, Spec, all_specs, part
+from app.eval.spec import GOLDEN, Spec, all_specs, job_file, part
 from app.eval.truth import written_number
 from benchmarks import bfcl_control, scripted_llm, tools_control
 from benchmarks.eval_expressions import OPERATIONS, expression_for
@@ -32,9 +33,9 @@ from benchmarks.eval_expressions import OPERATIONS, expression_for
 BY_TEXT = {spec.text: spec for spec in [*all_specs(), *part(GOLDEN)]}
 
 
-def reply(request: dict[str, Any]) -> dict[str, Any]:
+def reply(request: dict[str, Any], specs: dict[str, Spec] = BY_TEXT) -> dict[str, Any]:
     messages = request["messages"]
-    spec = BY_TEXT[next(m["content"] for m in reversed(messages) if m["role"] == "user")]
+    spec = specs[next(m["content"] for m in reversed(messages) if m["role"] == "user")]
     results = _results_of_this_turn(messages)
     message: dict[str, Any] = {"role": "assistant", "content": ""}
     if results:
@@ -155,15 +156,19 @@ def _envelope(content: str) -> dict[str, Any]:
 
 @contextmanager
 def serving(
-    bfcl_cases: list[dict[str, Any]] | None = None, tools_files: tuple[Path, ...] = ()
+    bfcl_cases: list[dict[str, Any]] | None = None,
+    tools_files: tuple[Path, ...] = (),
+    job_files: tuple[Path, ...] = (),
 ) -> Iterator[str]:
     """The control's base URL; given BFCL's cases, it also makes each one's first possible answer; and the
-    expected calls of the blind tools files' prompts, and of those of `tools_files`."""
+    expected calls of the blind tools files' prompts, and of those of `tools_files`; and the ideal turns
+    of the device job files `job_files`."""
     bfcl, tools = bfcl_control.replier(bfcl_cases or []), tools_control.replier(tools_files)
+    specs = BY_TEXT | {spec.text: spec for path in job_files for spec in job_file(path, path.stem)}
 
     def either(request: dict[str, Any]) -> dict[str, Any]:
         asked = next(m["content"] for m in reversed(request["messages"]) if m["role"] == "user")
-        return reply(request) if asked in BY_TEXT else tools(request) or bfcl(request)
+        return reply(request, specs) if asked in specs else tools(request) or bfcl(request)
 
     server, url = scripted_llm.start(either)
     try:
@@ -198,7 +203,8 @@ def main(command: list[str]) -> int:
         bfcl_run.load(bfcl_run.VENV_PYTHON, list(bfcl_run.CATEGORIES), None) if "--bfcl" in command else None
     )
     files = tuple(Path(path) for flag, path in itertools.pairwise(command) if flag == "--tools-file")
-    with serving(bfcl_cases, files) as url:
+    jobs = tuple(Path(path) for flag, path in itertools.pairwise(command) if flag == "--job-file")
+    with serving(bfcl_cases, files, jobs) as url:
         return subprocess.run(command, env={**env, "LLM_BASE_URL": url}).returncode
 
 

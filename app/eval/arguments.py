@@ -1,6 +1,6 @@
 """The scorecard's command line (`python main.py eval ...`): its options, each part it can run named and
-grouped by what it is, a tools file read before anything runs; and the command that runs it again
-(`reproduce`), as the person started it."""
+grouped by what it is, a file of one's own (tools, or a device job) read before anything runs; and the
+command that runs it again (`reproduce`), as the person started it."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import argparse
 import os
 import shlex
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agent.audit import redact_text
 from app.eval import bfcl_run
 from app.eval.groups import GROUPS, group
-from app.eval.spec import FILES
+from app.eval.spec import FILES, JobFileError, job_file
 from app.eval.tools_file import ToolsFileError, read
 
 DESCRIPTION = """\
@@ -28,6 +29,10 @@ OpenAI-compatible endpoint."""
 TOOLS_HELP = (
     "also score a tools file of your own (tools as data and prompts, in the format of the blind parts' "
     "BRIEF.md, see docs/evaluation), as a part named by the file's stem; repeatable"
+)
+JOB_HELP = (
+    "also score a device job file of your own (a seed and prompts, in the format of the blind job parts, "
+    "see docs/evaluation), as a part named by the file's stem; repeatable"
 )
 BFCL_HELP = (
     "also run the first N cases (or all) of each of BFCL's single-turn categories through the host, "
@@ -50,6 +55,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--tools-file", type=Path, action="append", default=[], metavar="FILE", help=TOOLS_HELP
     )
+    parser.add_argument("--job-file", type=Path, action="append", default=[], metavar="FILE", help=JOB_HELP)
     parser.add_argument("--bfcl", type=_cases, default=0, metavar="N|all", help=BFCL_HELP)
     parser.add_argument(
         "--bfcl-python", type=Path, default=bfcl_run.VENV_PYTHON, metavar="PATH", help=BFCL_PYTHON_HELP
@@ -60,18 +66,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--md", type=Path, metavar="FILE", help="write the Markdown here, not to stdout")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the figures per part as JSON")
     args = parser.parse_args(argv)
-    if args.part == [] and args.bfcl == 0 and not args.tools_file:
+    if args.part == [] and args.bfcl == 0 and not args.tools_file and not args.job_file:
         parser.error(
-            "--part names no part, and neither --tools-file nor --bfcl is given: there is nothing to run"
+            "--part names no part, and neither --tools-file, --job-file nor --bfcl is given: there is "
+            "nothing to run"
         )
     args.files = {}
-    for path in args.tools_file:  # each read now, so that a file in error stops nothing midway
-        if path.stem in FILES or path.stem in args.files:
-            parser.error(f"--tools-file {path}: a part is already named {path.stem!r}; rename the file")
+    readers: list[tuple[str, Path, Callable[[Path, str], Sequence[object]]]] = [
+        *(("--tools-file", path, read) for path in args.tools_file),
+        *(("--job-file", path, job_file) for path in args.job_file),
+    ]
+    for flag, path, reader in readers:
+        if path.stem in FILES or path.stem in args.files:  # each read now: one in error stops nothing midway
+            parser.error(f"{flag} {path}: a part is already named {path.stem!r}; rename the file")
         try:
-            read(path, path.stem)
-        except ToolsFileError as e:
-            parser.error(f"--tools-file {e}")
+            reader(path, path.stem)
+        except (ToolsFileError, JobFileError) as e:
+            parser.error(f"{flag} {e}")
         args.files[path.stem] = path
     if args.bfcl != 0 and not args.bfcl_python.exists():  # 0: not asked for
         parser.exit(2, f"eval: BFCL runs in a venv of its own, which is missing: {BFCL_VENV}\n")
@@ -141,6 +152,8 @@ def reproduce(args: argparse.Namespace) -> str:
             options += [flag, "all" if value is None else str(value)]
     for path in args.tools_file:
         options += ["--tools-file", str(path)]
+    for path in args.job_file:
+        options += ["--job-file", str(path)]
     if args.bfcl != 0 and args.bfcl_python != bfcl_run.VENV_PYTHON:
         options += ["--bfcl-python", str(args.bfcl_python)]
     if args.floors:

@@ -3,7 +3,7 @@ never its text), scored by the library's evaluators over the turn's OpenTelemetr
 (exact, in order, in any order), the expected calls' arguments, abstention where no tool fits — and by
 the device job's own verdict (`device_job.score`: the rows, the answer's truth, grounded arguments). A
 tools file's prompts (`tools_file`: the blind parts' added tools, or `--tools-file`) are scored by their
-own verdict instead (`tools_verdict.judge`)."""
+own verdict instead (`tools_verdict.judge`); a device job file's (`--job-file`), as the device job's."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from app.eval import tools_file
 from app.eval.device_job import score
 from app.eval.expected import certain
 from app.eval.runner import Turn
-from app.eval.spec import FILES, PROMPTS, TOOL_PARTS, Spec, part
+from app.eval.spec import FILES, PROMPTS, TOOL_PARTS, Spec, job_file, part
 from app.eval.tools_file import ToolPrompt
 from app.eval.tools_verdict import judge
 
@@ -39,7 +39,10 @@ def case_id(name: str, index: int) -> str:
 
 
 def prompts(name: str, files: dict[str, Path]) -> Sequence[Spec | ToolPrompt]:
-    """A part's prompts: a device job's, or a tools file's (a part of TOOL_PARTS, or one of `files`)."""
+    """A part's prompts: a device job's, or a tools file's (a part of TOOL_PARTS, or one of `files`: a
+    tools file, or a device job file of one's own, which declares no tools)."""
+    if name in files and not tools_file.declares_tools(files[name]):
+        return job_file(files[name], name)
     if name in files or name in TOOL_PARTS:
         return tools_file.read(files.get(name) or PROMPTS / TOOL_PARTS[name], name)
     return part(name)
@@ -48,7 +51,7 @@ def prompts(name: str, files: dict[str, Path]) -> Sequence[Spec | ToolPrompt]:
 def cases(
     names: list[str], limit: int | None, files: dict[str, Path] | None = None
 ) -> Iterator[Case[Spec | ToolPrompt, Turn, dict[str, str]]]:
-    """The first `limit` cases (all: None) of each part named, then of each tools file of `files` (its
+    """The first `limit` cases (all: None) of each part named, then of each file of one's own of `files` (its
     part's name -> its path)."""
     files = files or {}
     for name in [*names, *files]:

@@ -1,7 +1,7 @@
 """What each part is, in words: the group the scorecard reports it in — tuned, held out when written and
-mined since, held out, blind held out by outside writers, golden, or a tools file of one's own — and its
-status, as the parts' table and the JSON name it. A part's name is its file's history ("held-out" was
-held out when written); its group says what its figure measures now."""
+mined since, held out, blind held out by outside writers, golden, or a file of one's own (tools, or a
+device job) — and its status, as the parts' table and the JSON name it. A part's name is its file's
+history ("held-out" was held out when written); its group says what its figure measures now."""
 
 from __future__ import annotations
 
@@ -40,15 +40,15 @@ GROUPS = (
         "before the reader changed for them (prompts not shown: case ids only)",
     ),
     Group("golden", "golden", "Golden: the regression set the scripted ideal model passes in full"),
-    Group("tools file", "tools files", "Tools files (`--tools-file`)"),
+    Group("own file", "files of your own", "Files of your own (`--tools-file`, `--job-file`)"),
 )
-TOOLS_FILE = "tools file"  # the group and status of a tools file named on the command line
+OWN_FILE = "own file"  # the group of a tools file or a device job file named on the command line
 
 
 def group(name: str) -> str:
     """The key of the part's group (GROUPS)."""
     if name not in FILES:
-        return TOOLS_FILE
+        return OWN_FILE
     if name in MINED:
         return "mined"
     if blind(name):
@@ -63,4 +63,6 @@ def status(name: str) -> str:
     key = group(name)
     if key == "mined":
         return f"held out, mined since {MINED[name]}"
+    if key == OWN_FILE:
+        return "file of your own"
     return "blind, held out" if key == "blind" else key

@@ -11,8 +11,7 @@ from typing import Any
 
 from app.eval.bfcl_run import table
 from app.eval.counts import counts_table, row
-from app.eval.groups import GROUPS, TOOLS_FILE
-from app.eval.spec import TOOL_PARTS
+from app.eval.groups import GROUPS
 from app.eval.summary import CHECKS
 
 SHORT = {"trajectory exact": "exact", "trajectory in_order": "in order", "trajectory any_order": "any order"}
@@ -49,7 +48,7 @@ def markdown(card: dict[str, Any]) -> str:
                 lines += _part(name, part, k)
     counted = {name: part["counts"] for name, part in card["parts"].items() if "counts" in part}
     if counted:
-        tools = {n for n, part in card["parts"].items() if n in TOOL_PARTS or part["group"] == TOOLS_FILE}
+        tools = {n for n, part in card["parts"].items() if part["format"] == "tools file"}
         lines += ["", "## Blind parts and tools files: per file and in total", ""]
         lines += counts_table(counted, tools)
     if card["errors"]:

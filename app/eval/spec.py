@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
 _COLUMNS = ("marketName", "marketNameEn")
@@ -60,7 +60,7 @@ def blind(name: str) -> bool:
 
 @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 class Spec:
-    part: str  # a key of FILES
+    part: str  # a key of FILES, or a job file's stem (`--job-file`)
     kind: str
     text: str
     tools: tuple[str, ...]  # the tools a correct turn runs successfully, in order
@@ -99,6 +99,25 @@ def part(name: str) -> list[Spec]:
     data = yaml.safe_load((PROMPTS / FILES[name]).read_text(encoding="utf-8"))
     read = _tuned if name == "tuned" else dict
     return [Spec(part=name, seed=data["seed"], **read(prompt)) for prompt in data["prompts"]]
+
+
+class JobFileError(ValueError):
+    """A device job file the scorer cannot read, said in one line with the file's name."""
+
+
+def job_file(path: Path, name: str) -> list[Spec]:
+    """The prompts of a device job file of one's own (`--job-file`: a `seed` and `prompts`, in the blind
+    job parts' format), as part `name`; JobFileError when it cannot be read."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "prompts" not in data:
+            raise ValueError("it must be a mapping with `prompts` (and an optional `seed`)")
+        if unknown := data.keys() - {"seed", "prompts"}:
+            raise ValueError(f"unknown key(s): {', '.join(sorted(unknown))}")
+        return [Spec(part=name, seed=data.get("seed") or {}, **prompt) for prompt in data["prompts"]]
+    except (OSError, yaml.YAMLError, ValidationError, TypeError, ValueError) as e:
+        said = " ".join(str(e).split())
+        raise JobFileError(f"{path}: {said[:500]}") from None
 
 
 def _tuned(prompt: dict[str, Any]) -> dict[str, Any]:

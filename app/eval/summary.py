@@ -15,6 +15,7 @@ from pydantic_evals.reporting import EvaluationReport, ReportCase
 from app.eval.failures import failure, metadata, value
 from app.eval.groups import group, status
 from app.eval.spec import FILES, blind, held_out
+from app.eval.tools_file import ToolPrompt
 
 CHECKS: tuple[str, ...] = (
     "success",
@@ -49,6 +50,7 @@ def _part(name: str, runs: dict[str, list[ReportCase[Any, Any, Any]]], k: int) -
     return {
         "status": status(name),
         "group": group(name),
+        "format": "tools file" if isinstance(every[0].inputs, ToolPrompt) else "device job",
         "held_out": held_out(name),
         "cases": len(runs),
         "runs": k,

@@ -125,6 +125,12 @@ def registered(added: tuple[ToolDefinition, ...]) -> list[FunctionTool]:
     return [*default_tools(NOWHERE), *(tool_class(definition)() for definition in added)]
 
 
+def declares_tools(path: Path) -> bool:
+    """Does the file at `path` declare tools (a tools file), rather than a device job's prompts alone?"""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return isinstance(data, dict) and "tools" in data
+
+
 def read(path: Path, part: str) -> list[ToolPrompt]:
     """The prompts of the tools file at `path`, as part `part`; ToolsFileError when it cannot be read."""
     try:

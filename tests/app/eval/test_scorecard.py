@@ -123,7 +123,8 @@ def test_naming_no_part_without_bfcl_is_an_error_not_an_empty_card(tmp_path: Pat
     done, card = scorecard("http://127.0.0.1:9", tmp_path, "--part", "--floors", "all")
     assert done.returncode == 2 and card == {}
     assert done.stderr.splitlines()[-1].endswith(
-        "--part names no part, and neither --tools-file nor --bfcl is given: there is nothing to run"
+        "--part names no part, and neither --tools-file, --job-file nor --bfcl is given: there is nothing "
+        "to run"
     )
 
 

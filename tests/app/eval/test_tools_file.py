@@ -161,7 +161,7 @@ def test_the_scorer_counts_right_calls_unrequested_writes_and_wrong_answers(
     done, card = scorecard(model, tmp_path, "--part", "--tools-file", str(tools_file(tmp_path)))
     assert done.returncode == 0, done.stderr[-2000:]
     found = card["parts"]["synthetic_tools"]
-    assert found["status"] == "tools file"
+    assert found["status"] == "file of your own" and found["format"] == "tools file"
     assert found["counts"] == {
         "prompts": 13,
         "reachable": 12,
