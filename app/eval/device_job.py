@@ -23,17 +23,19 @@ from app.eval.truth import answer_problems, effect_of, ungrounded_arguments
 from devicedb.schema import DEFAULT_MARKET_NAME, normalize_code
 
 # The prompts each part must pass on the embedded model, as docs/embedded states them: the figure measured
-# after the demo's last change of reading (5318b19), less one where the 135M model's own words are scored.
+# after the demo's last change of reading (5318b19), less one where the 135M model's own words are scored;
+# lowered where the demo came to run a delete the person confirms, which those parts' prompts were written
+# to expect it could not (three in heldout.yaml, two in each people part).
 FLOORS = {
     "tuned": 34,
-    "held-out": 43,
+    "held-out": 40,
     "chat held-out": 34,
     "remarks held-out": 9,
     "remarks held-out 2": 23,
     "remarks held-out 3": 29,
-    "people held-out": 70,
+    "people held-out": 67,
     "people held-out 2": 54,
-    "people held-out 3": 60,
+    "people held-out 3": 57,
 }
 
 

@@ -1,5 +1,7 @@
 """Which words of doing the person asks for: a verb they deny ("先别录", "don't add", "never recorded") or
-report as done ("已经加进去了", "was added last week", "I added") is no request, and is read as blank.
+report as done ("已经加进去了", "was added last week", "I added") is no request, and is read as blank; none
+is in a message that says it only asks ("只是问问", "just asking", "what if …"), nor a word of removing said
+of a value's part ("去掉后缀").
 
 A write runs only on a reading sure of it (`reading.unsure`): these are the verbs it may be sure of.
 """
@@ -27,6 +29,17 @@ _DONE_EN = re.compile(
 _CLAUSE = re.compile(r"[，,。.;；!！?？\n]")
 ADDS = re.compile(r"(?<!一)加|录|\badd\b", _EN)  # a bare 加, 录 or "add", the shortest words of adding
 _CANCELS = re.compile(r"算了|不用了|\bnever ?mind\b|\bforget (?:it|about)\b", _EN)  # "never mind X"
+# what says the message only asks: "只是问问", "先别动", "just asking", "what if I …", "don't change anything"
+_ONLY_ASKING = re.compile(
+    r"只是问问|只是想问|先别动|别动|不要动|暂不需要|无需做其他|假如|要是我|"
+    r"\bjust (?:asking|curious|wondering)\b|\bwhat if\b|\bsuppose\b|\bhypothetically\b|"
+    r"\b(?:don'?t|do not) (?:change|touch|add|delete|remove|write|store|save) anything\b",
+    _EN,
+)
+# a word of removing said of a part of a value, not of what is stored: "去掉后缀", "drop the IN suffix"
+_PART_OF_VALUE = re.compile(
+    r"^\W{0,3}(?:the\s+)?(?:[A-Z]{1,4}\s+)?(?:后缀|前缀|空格|横杠|suffix|prefix|spaces?|dash)", _EN
+)
 
 
 def asked(text: str, *verbs: re.Pattern[str]) -> str:
@@ -39,6 +52,8 @@ def asked(text: str, *verbs: re.Pattern[str]) -> str:
 def none_asked(text: str, *verbs: re.Pattern[str]) -> bool:
     """Does `text` hold words of `verbs` (or a "never mind"), and are all of them denied or told as done?"""
     found = any(verb.search(text) for verb in verbs) or _CANCELS.search(text)
+    if found and _ONLY_ASKING.search(text):
+        return True
     left = asked(text, *verbs)
     return bool(found) and not any(verb.search(left) for verb in verbs)
 
@@ -46,6 +61,8 @@ def none_asked(text: str, *verbs: re.Pattern[str]) -> bool:
 def _asked(text: str, start: int, end: int) -> bool:
     clause = _CLAUSE.split(text[:start])[-1]
     verb = text[start:end]
+    if _PART_OF_VALUE.match(text[end:]):
+        return False  # "去掉后缀 IN": a value's part, of a write
     if _DENIED_ZH.search(clause) or _DENIED_EN.search(clause):
         return False
     if re.search(r"[A-Za-z]", verb):

@@ -15,7 +15,7 @@ said plainly. The facts of a row:
   its field ("register RMX3998, the realme Neo 7"): the name's script decides.
 - cues: words of which a request must hold one for this tool to serve it (a city alone asks no time:
   "成都冷不冷" is about the weather). A tool without cues is matched by its texts and values.
-- offered: False for a tool the demo host never runs (it removes: the host says it cannot instead).
+- offered: False for a tool the demo host never runs.
 - stored_by: (a read tool, its argument) that says whether the value of this tool's first argument is
   stored already; when_stored: the tool that changes it then (`stored.py`: what is stored decides the act).
 
@@ -142,7 +142,6 @@ FACTS: dict[str, Facts] = {
         said_item=ROW,
     ),
     "delete_device_model": Facts(
-        offered=False,
         said={
             "zh": (("", "已从数据库删除机型 {model}。"),),
             "en": (("", "Deleted model {model} from the database."),),

@@ -5,8 +5,8 @@ The shipped demo model: the host reads each request and plans the turn (`routing
 effect and words fit, values from the person's words only, several codes as several calls); a tool turn
 runs the plan's calls; small talk, who it is, what the tools can do, a question beyond the demo, what
 it cannot do and the answer after the tools ran are said by the host (`answers.py`), in the person's
-language; only a remark gets the model's own words, kept true (`chat_model.py`). It never removes
-anything; it may change a market name (a destructive tool); every write and change is confirmed. A model
+language; only a remark gets the model's own words, kept true (`chat_model.py`). Every write,
+change and delete it plans is confirmed by the person before it runs. A model
 of the person's own (`LOCAL_MODEL`) runs on the same runtime with its own chat template and llama.cpp's
 tool calling, under the generic loop; its writes are confirmed too.
 """
@@ -40,7 +40,7 @@ SLOW_CPU_SECONDS = 600.0  # a model on a busy CPU is slow, not broken: a turn ma
 LIMITS = Limits(deadline_seconds=SLOW_CPU_SECONDS)
 DEMO_NOTICE = (
     "未配置 LLM：使用内置演示模型 SmolLM2-135M（1.35亿参数）。它读不懂请求，由宿主按你的原话安排工具调用，"
-    "写入前会请你确认，不能删除；要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
+    "写入和删除前都会请你确认；要用真实模型，请设置 LLM_BASE_URL、LLM_API_KEY、LLM_MODEL（见 README）。\n"
     "No LLM configured: using the embedded 135M demo model; the host plans its tool calls from your "
     "own words (see README). Set LLM_BASE_URL, LLM_API_KEY and LLM_MODEL for a real one."
 )

@@ -5,13 +5,14 @@ the request (`reading.py`) and plans: small talk and questions about the assista
 answer; otherwise which tool, if any, and the calls, every value taken from the person's words. A tool
 is offered only when its effect is the one asked for (a question never writes; a delete never adds);
 among those, the one whose description and worked examples (`facts.py`) share the most words with the
-request and that takes the most values from it. The demo host never removes anything: a delete is told
-it cannot. No tool fits: a question or request is one the demo cannot answer ("offtopic"), a remark is
-chat. A value a tool needs is missing: the host asks for it. Several codes give several calls, up to
-the per-reply cap. A remark (how the person finds things: the weather, a mood, their day; no question,
-no request) calls a tool only when it gives a value the tool takes, never for a word it shares with one
-("今天阳光真好" is no question for the clock); and a statement that says more than a tool's words and
-values (`strays`: "Rain again, and my umbrella is at the office") is a remark about something else.
+request and that takes the most values from it; a delete, among the tools whose own words remove
+(confirmed, as every write and change is). No tool fits: a question or request is one the demo cannot
+answer ("offtopic"), a remark is chat. A value a tool needs is missing: the host asks for it. Several
+codes give several calls, up to the per-reply cap. A remark (how the person finds things: the weather, a
+mood, their day; no question, no request) calls a tool only when it gives a value the tool takes, never
+for a word it shares with one ("今天阳光真好" is no question for the clock); and a statement that says more
+than a tool's words and values (`strays`: "Rain again, and my umbrella is at the office") is a remark
+about something else.
 """
 
 from __future__ import annotations
@@ -120,7 +121,9 @@ class Router:
         sure = any(in_own_verb(text, t) for t in fitting)  # "预订会议室 B202": the booking tool's own verb
         if effect == "write" and reading.unsure(text) and not sure:  # "新到了 PKX110": add, or look up?
             return Plan(lang, "which", effect, calls=tuple({"code": code} for code in codes(text)))
-        if effect == "destructive" and reading.removes(text) or not fitting and effect != "read":
+        if effect == "destructive" and reading.removes(text):  # "删咗佢": of the tools that remove
+            fitting = [t for t in fitting if reading.REMOVE.search(f"{t.name} {t.description}")]
+        if not fitting and effect != "read":
             return Plan(lang, "cannot", effect)
         ruled = self._ruled(lang, text, effect, fitting) or (
             asked and self._learned(lang, text, effect, fitting)
@@ -273,5 +276,5 @@ def cued(tool: FunctionTool, text: str) -> bool:
 
 
 def offered(tool: FunctionTool) -> bool:
-    """Does the demo host run this tool? (Not one that removes things, nor the tool search.)"""
+    """Does the demo host run this tool? (Not one its facts hold back, nor the tool search.)"""
     return facts(tool.name).offered and tool.name != "search_tools"

@@ -15,7 +15,9 @@ from app.models.embedded import spelling
 
 _CODE_GROUP = r"[A-Za-z0-9]+"
 _CODE_RUN = re.compile(rf"(?<![A-Za-z0-9-]){_CODE_GROUP}(?:-{_CODE_GROUP}|[ ](?=[A-Z0-9]){_CODE_GROUP})*")
-LABEL_LINKS = re.compile(r"^\s*(?:是|为|叫|:|：|=|->|→|=>|is|called|named|of)?\s*", re.IGNORECASE)
+LABEL_LINKS = re.compile(
+    r"^\s*(?:就?(?:是|为|叫做?|写成?|填成?|称为)|:|：|=|->|→|=>|is|called|named|of)?\s*", re.IGNORECASE
+)
 CLAUSE_END = re.compile(r"[，。；;,!！?？\n]")
 PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chinese sentence, never a name
 
@@ -41,6 +43,67 @@ def names(text: str) -> list[str]:
     a brand alone is no name."""
     found = (m[0].strip() for m in _brand_names().finditer(text))
     return [name for name in found if not _brand_alone(name)]
+
+
+# lower-case words a product name holds ("iPhone 15 pro max", "Reno12 F 5G lite")
+_NAME_WORDS = frozenset(
+    ["pro", "max", "mini", "plus", "ultra", "lite", "neo", "fold", "flip", "turbo", "note", "edge"]
+)
+_QUOTED = re.compile(r"[“\"「『‘']([^”\"」』’']+)[”\"」』’']")
+_NAME_TOKEN = re.compile(r"[A-Za-z0-9+\u3400-\u9fff]+(?:[-.][A-Za-z0-9]+)*")
+
+
+def name_span(clause: str) -> str | None:
+    """The product name a labelled clause gives, without the words around it: what stands in quotes, else
+    from the first brand or name word while the words are a name's — capitalized, with a digit, a brand,
+    an edition ("至尊版"), or Chinese joined to them ("小米14") — up to a tab, a gap of spaces, an emoji
+    or a word of the sentence ("一加 12 得唔得", "vivo X Fold3 thx"); None when the clause holds no such
+    word ("先空着", "against it")."""
+    if quoted := _QUOTED.search(clause):
+        return quoted[1].strip()
+    clause = re.split(r"\t| {2,}|[.。](?:\s|$)", clause, maxsplit=1)[0]
+    words = [(m.start(), m.end(), m[0]) for m in _NAME_TOKEN.finditer(clause)]
+    first = next((i for i, (_, _, w) in enumerate(words) if _starts_name(w)), None)
+    if first is None:
+        return None
+    start, end = words[first][0], words[first][1]
+    if first == 1 and not _brand_start(words[1][2]) and clause[words[0][1] : start] == " ":
+        lead = words[0][2]  # the clause's first word, before the name's: "维沃 X100", "moto g84", a brand too
+        latin = re.fullmatch(r"[A-Za-z]{2,}", lead) and re.search(r"\d", words[1][2])
+        if _chinese(lead) and 2 <= len(lead) <= 3 or latin:
+            start = words[0][0]
+    for begin, stop, word in words[first + 1 :]:
+        if not re.fullmatch(r" ?", clause[end:begin]) or not _in_name(word):
+            break
+        end = stop
+    return clause[start:end].rstrip(".") or None
+
+
+def _starts_name(word: str) -> bool:
+    return _brand_start(word) or bool(
+        re.match(r"[A-Z0-9]", word) or re.fullmatch(r"[a-z]+\d[a-z0-9+]*", word)
+    )
+
+
+def _brand_start(word: str) -> bool:
+    return any(word.casefold().startswith(b) for b in _brands())
+
+
+def _chinese(word: str) -> bool:
+    return bool(re.fullmatch(r"[\u3400-\u9fff]+", word))
+
+
+def _in_name(word: str) -> bool:
+    """Is `word` a word of a product name: capitalized, with a digit, a brand, a name's own lower-case word,
+    an edition ("标准版"), or Chinese joined to letters or digits ("小米14")?"""
+    if _chinese(word):
+        return word.endswith("版") and len(word) <= 4
+    lead, latin, tail = re.fullmatch(r"([\u3400-\u9fff]*)(.*?)([\u3400-\u9fff]*)", word).groups()  # type: ignore[union-attr]
+    if not latin.isascii() or tail not in ("", "版") or len(lead) > 2 and not _brand_start(lead):
+        return False
+    return bool(re.match(r"[A-Z0-9+]", latin) or re.search(r"\d", latin)) or (
+        latin.casefold() in _NAME_WORDS or _brand_start(latin)
+    )
 
 
 def _brand_alone(name: str) -> bool:

@@ -22,6 +22,9 @@ NOT_ASKED = [
     "don't add PKX110",
     "never mind PKX110",
     "should I add PKX110?",
+    "如果删掉 PKX110 会怎样？只是问问",  # says it only asks
+    "what if I deleted PKX110, would the old orders break?",
+    "PKX110 的英文名是啥？don't change anything",
 ]
 ASKED = [
     "PKX110",
@@ -51,6 +54,11 @@ def test_a_denied_or_done_act_writes_nothing(router, text):
 def test_an_act_asked_for_writes(router, text):
     plan = router.plan(text)
     assert (plan.kind, plan.tool, plan.calls) == ("tool", "add_device_model", ({"model": "PKX110"},))
+
+
+def test_a_word_of_removing_said_of_a_values_part_is_no_delete(router):
+    assert router.plan("录入 PKX110CN，去掉后缀").tool == "add_device_model"
+    assert router.plan("add RMX3771IN, drop the IN suffix").tool == "add_device_model"
 
 
 def test_a_denied_verb_is_blanked_and_an_asked_one_kept():

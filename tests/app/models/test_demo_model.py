@@ -51,6 +51,12 @@ from tests.support.fake_llm import text
         ("What's 144 divided by 12?", "calculator", [{"expression": "144 / 12"}]),
         ("现在几点", "current_time", [{}]),
         ("巴黎现在几点了？", "current_time", [{"timezone": "巴黎"}]),
+        ("把 RMX2001 删了", "delete_device_model", [{"model": "RMX2001"}]),  # confirmed before it runs
+        ("V2230 was a test entry, please remove it", "delete_device_model", [{"model": "V2230"}]),
+        ("PDEM10 的中文名填成 \"一加 Ace 3\" 得唔得", "update_market_name",
+         [{"model": "PDEM10", "marketName": "一加 Ace 3"}]),  # the name alone, out of its quotes
+        ("set the english name of CPH2451 to OnePlus Ace 3 pls, its blank", "update_market_name",
+         [{"model": "CPH2451", "marketNameEn": "OnePlus Ace 3"}]),
         ("What time is it in Sydney?", "current_time", [{"timezone": "Sydney"}]),
     ],
 )  # fmt: skip
@@ -62,8 +68,9 @@ def test_the_plan_is_the_fitting_tool_with_values_from_the_persons_words(router,
 @pytest.mark.parametrize(
     "said, kind, effect",
     [
-        ("把 RMX2001 删了", "cannot", "destructive"),  # the demo model has no destructive tool: it says so
-        ("Remove CPH1920 please", "cannot", "destructive"),
+        ("把那个机型删了", "missing", "destructive"),  # which? the host asks for the code
+        ("please delete a model", "missing", "destructive"),
+        ("V2230 英文名得改一下", "missing", "destructive"),  # to what? no name in the words
         ("你都会些什么？", "capabilities", "read"),
         ("How can you help?", "capabilities", "read"),
         ("晚上好", "greeting", "read"),
@@ -84,7 +91,7 @@ def test_requests_no_tool_serves(router, said, kind, effect):
 
 def test_a_question_is_never_offered_a_write_and_a_delete_never_an_add(router):
     assert router.plan("RMX2001 录入了吗？").tool == "query_device_model"
-    assert router.plan("Delete RMX2001 and add it again").kind == "cannot"
+    assert router.plan("Delete RMX2001 and add it again").tool == "delete_device_model"
     assert router.plan("RMX2001 的营销名改了吗？").tool == "query_device_model"
     assert router.plan("你好，RMX2001 在库里吗").tool == "query_device_model"  # a greeting with a request
 
@@ -110,12 +117,12 @@ def test_a_statement_about_something_else_than_the_tool_is_a_remark(router):
 def test_the_host_answers_in_the_persons_language(router):
     answer = Answerer(router, router.registry)
     chinese = answer([person_message("你都会些什么？")]).splitlines()
-    tools = [t for t in router.registry.tools() if t.name != "delete_device_model"]  # it never deletes
+    tools = list(router.registry.tools())
     assert chinese == ["我可以：", *(f"- {t.summary['zh']}" for t in tools)]
     english = answer([person_message("How can you help?")]).splitlines()
     assert english == ["I can:", *(f"- {t.summary['en']}" for t in tools)]
-    assert "不能删除" in answer([person_message("把 RMX2001 删了")])
-    assert "cannot delete" in answer([person_message("Remove CPH1920 please")])
+    assert answer([person_message("把 RMX2001 删了")]) is None  # the delete is planned, and confirmed
+    assert router.plan("Remove CPH1920 please").tool == "delete_device_model"
     assert answer([person_message("Can you add a model for me?")]).startswith("To add (record, save)")
     assert answer([person_message("帮我把 RMX2001 存进数据库")]) is None  # the tool runs first
     assert answer([person_message("你好")]).startswith("你好！我是")

@@ -38,3 +38,24 @@ def test_codes_as_written(text, found):
 )
 def test_market_names_are_told_from_codes(text, names, found):
     assert (values.names(text), values.codes(text)) == (names, found)
+
+
+@pytest.mark.parametrize(
+    "clause, name",
+    [
+        ("一加 12 得唔得", "一加 12"),  # the words of the sentence after the name are no part of it
+        ("就写 小米 14 Ultra 啦", "小米 14 Ultra"),  # nor the words before it
+        ("vivo X Fold3 thx", "vivo X Fold3"),
+        ("OPPO Reno 12 Pro. no chinese name yet", "OPPO Reno 12 Pro"),
+        ("“Redmi K60 至尊版” on the box", "Redmi K60 至尊版"),  # what stands in quotes
+        ("华为 Mate 60 Pro 😂 finally", "华为 Mate 60 Pro"),
+        ("真我GT Neo6\tnext column", "真我GT Neo6"),  # a tab ends it
+        ("维沃 X100", "维沃 X100"),  # a brand's Chinese name the list lacks, first in the clause
+        ("moto g84", "moto g84"),
+        ("改做 vivo X200 标准版 好多客以为系pro", "vivo X200 标准版"),  # an edition is a name's
+        ("先空着", None),  # no name yet: the reader asks
+        ("against it", None),
+    ],
+)
+def test_the_name_after_a_label_is_the_name_alone(clause, name):
+    assert values.name_span(clause) == name
