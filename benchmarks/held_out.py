@@ -15,7 +15,7 @@ parts' tools files (`blind/*_tools.yaml`) are held out too.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.eval.spec import PARTS, PROMPTS, TOOL_PARTS, blind, part
@@ -92,7 +92,7 @@ def _generic() -> set[tuple[str, ...]]:
 @dataclass(frozen=True)
 class Leak:
     part: str
-    prompt: str
+    prompt: str = field(repr=False)  # never shown: a failing check's message names the part and the phrase
     where: str
     phrase: str
 

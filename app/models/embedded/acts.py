@@ -22,7 +22,7 @@ _DENIED_EN = re.compile(
 _DONE_BEFORE_ZH = re.compile(r"已经|早就|早已|已(?=[\u3400-\u9fff]?$)")
 _DONE_AFTER_ZH = re.compile(r"^[进入上到]?[去来]?过")
 _DONE_EN = re.compile(
-    r"\b(?:was|were|been|is|are|i|we|he|she|they|you|someone|somebody|already|just|have|has|had)"
+    r"\b(?:was|were|been|is|are|i|we|he|she|they|you|someone|somebody|already|just|have|has|had|got)"
     r"(?:\s+(?:already|just|recently|never))?\s*$",
     _EN,
 )
@@ -66,5 +66,7 @@ def _asked(text: str, start: int, end: int) -> bool:
     if _DENIED_ZH.search(clause) or _DENIED_EN.search(clause):
         return False
     if re.search(r"[A-Za-z]", verb):
+        if re.search(r"\b(?:on|in|of|off|the|our|a)\s*$", clause, re.IGNORECASE):
+            return False  # "hold on record", "the record": a noun, no act
         return not (verb.lower().endswith("ed") and _DONE_EN.search(clause))
     return not (_DONE_BEFORE_ZH.search(clause) or _DONE_AFTER_ZH.match(text[end:]))

@@ -11,6 +11,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from agent.numbers import chinese, numbers_at
+from app.models.embedded.word_problems import priced, solved
+
 _EN = re.IGNORECASE
 OPERATOR_WORDS = [  # longest first; what each becomes in an expression
     ("乘以", "*"), ("除以", "/"), ("加上", "+"), ("减去", "-"), ("乘", "*"), ("除", "/"), ("加", "+"),
@@ -24,6 +27,13 @@ PERCENT_WORDS: list[
     tuple[str, str | Callable[[re.Match[str]], str]]
 ] = [  # share or discount -> sum, in order
     (r"百分之\s*(" + _NUM + r")", r"\1%"),
+    (rf"({_NUM})\s*per\s*cent", r"\1%"),
+    (rf"({_NUM})\s*(?:plus|\+|加上?|另加)\s*(?:a\s+)?({_NUM})\s*%", r"(\1 * (100 + \2) / 100)"),
+    (rf"({_NUM})\s*(?:minus|less|减去?)\s*(?:a\s+)?({_NUM})\s*%", r"(\1 * (100 - \2) / 100)"),
+    (
+        rf"({_NUM})([^\d%]{{0,16}}?(?:其中|当中|of (?:them|which|those))[^\d%]{{0,6}}?)({_NUM})\s*%",
+        r"(\1 * \3 / 100)\2",
+    ),
     (
         rf"打\s*([一二两三四五六七八九\d]{{1,2}})\s*折\s*(?:后|以后|之后)\s*({_NUM})",
         lambda m: m[2] + _discount(m[1]),
@@ -43,13 +53,6 @@ def _discount(digits: str) -> str:
     return f" * {written} / {10 if len(written) == 1 else 100} "
 
 
-# a change asked for in percent ("what percent increase"): from the first number to the second
-_ASKS_RATE = re.compile(
-    r"百分之(?:多少|几)|多少\s*%|几个百分点|what\s+percent|how\s+many\s+percent|by\s+what\s+percentage|"
-    r"percent(?:age)?\s+(?:increase|decrease|change|rise|drop|growth)",
-    _EN,
-)
-_FALLS = re.compile(r"降|跌|少了|减少|下滑|decrease|drop|fall|fell|decline|down", _EN)
 # a coupon or voucher taken off the price, before or after its amount
 _COUPON = re.compile(
     rf"({_NUM})\s*(?:dollars?|bucks|yuan|元|块)?\s*(?:off\s+)?(?:coupon|voucher|优惠券|券)|"
@@ -66,38 +69,40 @@ _NO_SUM = re.compile(
 
 
 def arithmetic(text: str) -> str | None:
-    """The arithmetic the words ask for as an expression of digits and signs, or None: a change in percent
-    (`rate`), an even split (`split`), operator words and signs, shares and discounts (`PERCENT_WORDS`)
-    less a coupon, and prices times quantities (`priced`). Signs and digits of any width ("１２＋３０")."""
-    text = _NO_SUM.sub(" ", unicodedata.normalize("NFKC", text))  # "2026-12-18", "CMP-2610-11"
-    found = rate(text) or split(text) or _read(text)
+    """The arithmetic the words ask for as an expression of digits and signs, or None: a word problem
+    (`word_problems.solved`: a change or share in percent, a split, what is left, prices per unit),
+    operator words and signs, shares and discounts (`PERCENT_WORDS`) less a coupon, and prices times
+    quantities (`priced`). Signs and digits of any width ("１２＋３０"), numbers written in words too."""
+    text = in_figures(_NO_SUM.sub(" ", unicodedata.normalize("NFKC", text)))  # "2026-12-18", "CMP-2610-11"
+    found = solved(text) or _read(text) or priced(text)
     return found and _less_coupon(text, found)
 
 
-_SPLIT = re.compile(
-    r"平分|均分|平摊|分摊|\bsplit\b|\bshare[sd]?\s+(?:equally|evenly)|divided?\s+(?:equally|evenly)", _EN
-)
+_HUNDRED_AND = re.compile(r"\b(hundred|thousand)\s+and\s+(?=[a-z])", re.IGNORECASE)  # "two hundred and six"
+_WAN = re.compile(r"(\d+(?:\.\d+)?)\s*([万千])")  # "5万": 50000, "8 千": 8000
+_PERCENT_ZH = re.compile(r"百分之\s*([零〇一二两三四五六七八九十百千]+)")  # 百分之 and a numeral: a percent
 
 
-def split(text: str) -> str | None:
-    """An amount shared evenly ("3 个人平分 90 元", "split 120 between 4"): the larger number over the
-    smaller, when the words hold just those two."""
-    numbers = re.findall(_NUM, text)
-    if not _SPLIT.search(text) or len(numbers) != 2:
-        return None
-    count, amount = sorted(numbers, key=float)
-    return f"{amount} / {count}"
+def in_figures(text: str) -> str:
+    """`text` with the numbers it writes in words in figures (三百 as 300, "one thousand three hundred and
+    forty" as 1340, "5万" as 50000, 百分之 and a Chinese numeral as a percent); a discount's digits, said
+    in 折, stay as written."""
+    text = _PERCENT_ZH.sub(lambda m: f"{chinese(m[1])}%", _HUNDRED_AND.sub(r"\1 ", text))
+    text = _WAN.sub(lambda m: _figure(float(m[1]) * (10000 if m[2] == "万" else 1000)), text)
+    for start, end, value in reversed(numbers_at(text)):
+        said = text[start:end]
+        if (
+            said.replace(",", "").replace(".", "").isdigit()
+            or text[end : end + 1] == "折"
+            or text[end : end + 2] == "分之"
+        ):
+            continue  # in figures already; a discount's digits before 折, or a percent's 百
+        text = f"{text[:start]} {value} {text[end:]}"
+    return text
 
 
-def rate(text: str) -> str | None:
-    """The change from one number to another in percent, when that is asked ("from 80 to 100, what percent
-    increase"): two numbers, the rise (or, where the words say it fell, the fall) over the first."""
-    numbers = re.findall(_NUM, text)
-    if not _ASKS_RATE.search(text) or len(numbers) != 2:
-        return None
-    first, then = numbers
-    change = f"({first} - {then})" if _FALLS.search(text) else f"({then} - {first})"
-    return f"{change} / {first} * 100"
+def _figure(number: float) -> str:
+    return str(int(number)) if number.is_integer() else str(number)
 
 
 def _less_coupon(text: str, expression: str) -> str:
@@ -114,47 +119,22 @@ def _read(text: str) -> str | None:
         spelled = re.sub(pattern, written, spelled, flags=_EN)
     for words, sign in OPERATOR_WORDS:
         spelled = re.sub(rf"(?<![A-Za-z]){re.escape(words)}(?![A-Za-z])", f" {sign} ", spelled, flags=_EN)
+    spelled = _THEN.sub(r"(\1) \2", spelled)  # "3299 - 400，再 * 2": (3299 - 400) * 2
+    pieces = [" ".join(p.split()) for p in _EXPRESSION.findall(spelled) if p.strip()]
+    if len(pieces) == 2 and re.fullmatch(_NUM, pieces[0]) and pieces[1][0] in "*/":
+        return f"{pieces[0]} {pieces[1]}"  # a price, then a discount said apart from it: its factor
     for candidate in sorted(_EXPRESSION.findall(spelled), key=len, reverse=True):
         expression = " ".join(candidate.split())
         if _is_arithmetic(expression) and not _LONE_PERCENT.fullmatch(expression):
             return expression
-    return priced(text)
+    return None
 
 
+# an operation done to what came before: "减400，再乘以2", "then divide by 3"
+_THEN = re.compile(
+    r"(\d[\d\s.+\-*/()]*\d|\d)\s*[，,]?\s*(?:再|然后|接着|\bthen\b|\band then\b)\s*([-+*/])", re.IGNORECASE
+)
 _LONE_PERCENT = re.compile(r"\(\s*[0-9.]+\s*/\s*100\s*\)")  # "at 6% for 8 years": a rate, no sum to do
-
-
-_UNIT = r"(?:台|部|个|件|只|支|箱|份|张|套|pcs|units?|phones?|items?|cases?|pieces?|boxes)"
-_QUANTITY = re.compile(
-    rf"(?:(?:买|进了|卖了|订了|buy|bought|order(?:ed)?|get)\s*({_NUM})|({_NUM})\s*{_UNIT})", _EN
-)
-_PRICE = re.compile(
-    rf"(?:[$¥￥]|每{_UNIT}|一{_UNIT}[^\d]{{0,6}}|单价|\bat\b|@)\s*({_NUM})|({_NUM})\s*(?:元|块|dollars?|bucks|yuan|each|apiece)",
-    _EN,
-)
-_ADDED = re.compile(rf"(?:plus|and|加|再加|另加|运费|shipping)\D{{0,12}}?({_NUM})(?!\s*{_UNIT})", _EN)
-
-
-def priced(text: str) -> str | None:
-    """A word problem of prices and quantities ("2 units at 999 apiece", "一部 1999 元，买 5 部"): each
-    quantity times its price, in the order they come, plus an amount added after them, or None when a
-    number of the words is neither."""
-    found: list[tuple[int, str, str]] = []
-    for kind, pattern in (("q", _QUANTITY), ("p", _PRICE)):
-        found += [(m.start(), kind, m[1] or m[2]) for m in pattern.finditer(text)]
-    found = sorted({at: (at, kind, n) for at, kind, n in sorted(found, key=lambda f: f[1] == "q")}.values())
-    terms, waiting = [], None
-    for _, kind, number in found:
-        if waiting and waiting[0] != kind:
-            terms.append(f"{waiting[1]} * {number}")
-            waiting = None
-        else:
-            waiting = (kind, number)
-    said = {n for _, _, n in found}
-    extra = [m[1] for m in _ADDED.finditer(text) if m[1] not in said]
-    if not terms or waiting or len(said) + len(extra) != len(re.findall(_NUM, text)):
-        return None
-    return " + ".join([*terms, *extra])
 
 
 def _is_arithmetic(expression: str) -> bool:

@@ -142,6 +142,7 @@ FACTS: dict[str, Facts] = {
         said_item=ROW,
     ),
     "delete_device_model": Facts(
+        stored_by=("query_device_model", "keyword"),
         said={
             "zh": (("", "已从数据库删除机型 {model}。"),),
             "en": (("", "Deleted model {model} from the database."),),

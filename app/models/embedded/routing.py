@@ -34,7 +34,7 @@ from app.models.embedded.overlap import shared_words, strays, without_acts
 from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
 from app.models.embedded.several import beside
 from app.models.embedded.small_talk import small_talk
-from app.models.embedded.stored import changed
+from app.models.embedded.stored import changed, unstored
 from app.models.embedded.values import codes, typed
 from app.models.embedded.written import requested
 
@@ -99,6 +99,7 @@ class Router:
         if tool is not None and (names := unsaid(tool, plan.calls, typed)):
             plan = replace(plan, kind="missing", calls=(), missing=tuple(names))
         plan = replace(plan, **changed(plan.tool, plan.calls, self.registry, not reading.writes(typed)))
+        plan = replace(plan, **unstored(plan.tool, plan.calls, self.registry))
         return replace(plan, also=beside(plan, typed, self._plan))
 
     def _plan(self, typed: str) -> Plan:

@@ -22,6 +22,12 @@ _UNIT = re.compile(r"[A-Za-z][A-Za-z'’.-]*[A-Za-z]|[A-Za-z]|[\u3400-\u9fff]|\S
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _AND = re.compile(r"(?<![A-Za-z])and(?![A-Za-z])|[,，、&和与及跟]", re.IGNORECASE)
 _OR = re.compile(r"(?<![A-Za-z])or(?![A-Za-z])|或|还是|要么", re.IGNORECASE)
+# the words say the person does not know which of the values is meant ("不知道哪个才是", "not sure which")
+_UNSURE_WHICH = re.compile(
+    r"不知道?(?:是|该)?哪|不确定(?:是)?哪|分不清|搞不清|\beither\b|\bnot sure which\b|"
+    r"\b(?:don'?t|do not) know which\b|\bno idea which\b|\bone of (?:them|these|those|the two)\b",
+    re.IGNORECASE,
+)
 TOOL_LIKE = -0.03  # a run nearer the tool's texts than its parameter's by more than this is the tool's word
 
 
@@ -103,7 +109,10 @@ def listed(text: str, values: list[str]) -> bool:
 
 
 def alternatives(text: str, values: list[str]) -> bool:
-    """Are two of the values said as one or the other ("PKB110 or PKC110", "罗马还是米兰")?"""
+    """Are two of the values said as one or the other ("PKB110 or PKC110", "罗马还是米兰"), or with words
+    that say the person does not know which ("PKB110 和 PKC110，不知道哪个才对")?"""
+    if len(values) > 1 and _UNSURE_WHICH.search(text):
+        return True
     return any(_OR.search(_between(text, a, b)) for a, b in zip(values, values[1:], strict=False))
 
 

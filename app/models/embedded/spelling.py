@@ -45,7 +45,7 @@ def normalized(text: str, patterns: tuple[re.Pattern[str], ...], acts: tuple[re.
 
 
 def _spelled_out(text: str) -> str:
-    for word, meant in cues()["synonyms"].items():
+    for word, meant in [*cues()["synonyms"].items(), *cues()["cantonese"].items()]:
         text = text.replace(word, meant)
     spelled = cues()["spelled"]
     short = "|".join(re.escape(form) for form in sorted(spelled, key=len, reverse=True))

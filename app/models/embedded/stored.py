@@ -1,6 +1,7 @@
 """What is stored decides the act: a write of a value that is stored already, with values for the tool that
 changes it ("PKX110 is the Find X9", PKX110 on record), is that change, proposed and confirmed as one;
-a code only proposed for adding (no word of writing) that is stored already is looked up instead.
+a code only proposed for adding (no word of writing) that is stored already is looked up instead; and a
+delete of a value that is not stored is a look-up, which says so.
 
 Which read tool says whether a value is stored, and which tool changes it then, are the demo's data of the
 writing tool (`facts.py`: stored_by, when_stored). The host asks the read tool itself, before it proposes
@@ -47,12 +48,27 @@ def changed(tool: str, calls: Calls, registry: ToolRegistry, proposed: bool = Fa
     return {"tool": changer.name, "effect": changer.effect, "calls": changes}
 
 
-def _stored(reader: FunctionTool, argument: str, value: str) -> bool:
-    """Does the read tool's answer name `value` as a value of its own (letters and digits compared)?"""
+def unstored(tool: str, calls: Calls, registry: ToolRegistry) -> dict[str, Any]:
+    """What becomes of a plan to remove with `calls` of `tool` (its fields to replace) when a value it
+    would remove is not stored: a look-up of the values, which says so, instead of a delete of what is not
+    there (a work order's number read as a model code); else nothing."""
+    known = facts(tool)
+    found, reader = registry.get(tool), registry.get(known.stored_by[0])
+    if not calls or found is None or found.effect != "destructive" or reader is None:
+        return {}
+    key, argument = next(iter(calls[0]), ""), known.stored_by[1]
+    if all(_stored(reader, argument, str(call.get(key, ""))) is not False for call in calls):
+        return {}  # each stored, or the read could not be made: the delete as planned, confirmed
+    return {"tool": reader.name, "effect": reader.effect, "calls": tuple({argument: c[key]} for c in calls)}
+
+
+def _stored(reader: FunctionTool, argument: str, value: str) -> bool | None:
+    """Does the read tool's answer name `value` as a value of its own (letters and digits compared)? None
+    when it cannot be read (the service down, an answer that is no JSON): nothing known."""
     try:
         answer = json.loads(reader.call(HOST, json.dumps({argument: value})))
-    except Exception:  # the service down, an answer that is no JSON: nothing known
-        return False
+    except Exception:
+        return None
     return _plain(value) in {_plain(v) for v in _strings(answer)}
 
 

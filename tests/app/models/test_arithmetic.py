@@ -66,3 +66,27 @@ def test_a_change_in_percent_and_a_coupon_are_sums(said, expression):
     """A change asked for in percent is the rise (or the fall, where the words say so) over the first
     number; a coupon comes off the price after its discount."""
     assert arithmetic(said) == expression
+
+
+@pytest.mark.parametrize(
+    "said, expression",
+    [
+        ("四百二十乘以十六", "420 * 16"),  # numbers written in words, in figures first
+        ("what is three hundred and twelve minus forty", "312 - 40"),
+        ("六千五减八百，再乘以三", "(6500 - 800) * 3"),  # an operation on what came before
+        ("标价 3599，会员打九五折，付多少", "3599 * 95 / 100"),  # the price, then its factor
+        ("an invoice of 800 plus 15% tax", "(800 * (100 + 15) / 100)"),
+        ("ran 300 tests, 9 failed, what is the failure rate in percent", "9 / 300 * 100"),  # a share
+        ("一共 96 件，4 个人分，每人几件", "96 / 4"),
+        ("410 pounds divided equally among five volunteers", "410 / 5"),
+        ("budget 2000, 3 chairs at 450 each, how much is left", "2000 - (3 * 450)"),
+        ("手上有 8 千，买了 2 台每台 2600，还剩多少", "8000 - (2 * 2600)"),
+        ("50 台里送修 8 台，其余多少台", "50 - 8"),
+        ("4 箱 每箱 30，2 袋 每袋 15，一共多少", "4 * 30 + 2 * 15"),
+        ("这批共三百台，其中百分之二十返厂，返厂几台", "(300 * 20 / 100)"),
+    ],
+)
+def test_a_word_problem_is_its_sum(said, expression):
+    """A story of numbers (app/models/embedded/word_problems.py): written numbers read as figures, a
+    split, a share of a whole in percent, what a budget or a whole leaves, prices per unit."""
+    assert arithmetic(said) == expression

@@ -45,3 +45,23 @@ def test_a_stored_code_only_proposed_is_looked_up(device_service):
     assert (plan.tool, plan.effect, plan.calls) == ("query_device_model", "read", ({"keyword": "PKX110"},))
     assert router.plan("PKX111 呢").tool == "add_device_model"  # not stored: proposed for adding
     assert router.plan("把 PKX110 加上").tool == "add_device_model"  # asked for: the add says it is there
+
+
+def test_a_delete_of_what_is_not_stored_is_a_look_up(device_service):
+    router = _router(f"{device_service.url}/api/models")
+    add = router.registry.get("add_device_model")
+    add.call(ToolContext(user_id="root"), '{"model": "PKX110", "createdBy": "root"}')
+    plan = router.plan("PKX110 录错了，删掉吧")  # stored: the delete, confirmed before it runs
+    assert (plan.tool, plan.effect, plan.calls) == (
+        "delete_device_model",
+        "destructive",
+        ({"model": "PKX110"},),
+    )
+    plan = router.plan("单子 WO20261205-0031 作废掉")  # not stored (a work order's number): looked up
+    assert (plan.tool, plan.effect, plan.calls) == (
+        "query_device_model",
+        "read",
+        ({"keyword": "WO20261205-0031"},),
+    )
+    plan = _router("http://127.0.0.1:9/api/models").plan("PKX110 录错了，删掉吧")
+    assert plan.tool == "delete_device_model"  # nothing known: the delete as planned, confirmed
