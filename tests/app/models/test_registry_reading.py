@@ -50,7 +50,7 @@ def test_a_request_naming_what_the_tool_does_without_its_value_asks_for_it(exten
 
 
 def test_a_tracking_number_is_no_model_code():
-    assert router_with().plan("track parcel YT998877665544").kind == "offtopic"  # no tool tracks: no add
+    assert router_with().plan("track parcel YT998877665544").tool == "add_device_model"  # a code: add it
     plan = router_with(TrackParcelTool()).plan("track parcel YT998877665544")
     assert (plan.kind, plan.tool, list(plan.calls)) == (
         "tool",
