@@ -57,6 +57,8 @@ GENERIC = {
     "数据库删": "'delete from the database', the delete tool's own description, shown to the blind writers",
     "全部机型": "'all the models', the list tool's own description and example, shown to the blind writers",
     "机型代码": "'model code', the device tools' code parameter's description, shown to the blind writers",
+    "什么意思": "'what does it mean', the everyday question for an explanation; the development files hold it"
+    " as 咩意思 and 啥意思 (clerk_job, tester_job), which the reader reads as it",
     "只是问问": "'only asking', the everyday phrase for a question that asks nothing done; written by"
     " three writers of the development files (intern_job, tester_job, it_tools), which are tuned on",
 }

@@ -40,7 +40,7 @@ PERCENT_WORDS: list[
     ),
     (r"(?:打\s*)?([一二两三四五六七八九\d]{1,2})\s*折", lambda m: _discount(m[1])),
     (rf"({_NUM})\s*%\s*(?:off|discount)\s*(?:of|on)?\s*\$?({_NUM})", r"(\2 * (100 - \1) / 100)"),
-    (rf"({_NUM})([^\d%]{{0,24}}?)({_NUM})\s*%\s*(?:off|discount)", r"(\1 * (100 - \3) / 100)\2"),
+    (rf"({_NUM})(?![\d.])([^\d%]{{1,24}}?)({_NUM})\s*%\s*(?:off|discount)", r"(\1 * (100 - \3) / 100)\2"),
     (rf"({_NUM})\s*%\s*(?:of|of the|的)\s*\$?({_NUM})", r"(\1 / 100 * \2)"),
     (rf"({_NUM})\s*(?:的|of)\s*({_NUM})\s*%", r"(\1 * \2 / 100)"),
     (rf"({_NUM})\s*%", r"(\1 / 100)"),
@@ -61,10 +61,12 @@ _COUPON = re.compile(
 )
 
 
-# dashes and colons that join no sum: a date, a time of day, an identifier with letters ("sz-db-02")
+# what joins no sum: a date, a time of day, an identifier with letters ("sz-db-02", "PKB110"), a size or a
+# rating with its unit ("12GB", "5V")
 _NO_SUM = re.compile(
     r"(?<![\d-])\d{4}-\d{1,2}-\d{1,2}(?![\d-])|(?<![\d:])\d{1,2}:\d{2}(?![\d:])|"
-    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+"
+    r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+|"
+    r"\b[A-Za-z]{2,}\d+[A-Za-z0-9]*|\b\d+(?:GB|TB|MB|mAh|Hz|W|V)\b"  # "PKB110", "12GB", "5V": no operand
 )
 
 
@@ -73,7 +75,7 @@ def arithmetic(text: str) -> str | None:
     (`word_problems.solved`: a change or share in percent, a split, what is left, prices per unit),
     operator words and signs, shares and discounts (`PERCENT_WORDS`) less a coupon, and prices times
     quantities (`priced`). Signs and digits of any width ("１２＋３０"), numbers written in words too."""
-    text = in_figures(_NO_SUM.sub(" ", unicodedata.normalize("NFKC", text)))  # "2026-12-18", "CMP-2610-11"
+    text = _NO_SUM.sub(" ", in_figures(unicodedata.normalize("NFKC", text)))  # "2026-12-18", "CMP-2610-11"
     found = solved(text) or _read(text) or priced(text)
     return found and _less_coupon(text, found)
 

@@ -79,7 +79,13 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
         fitting = fitting or [w for w in said if fits(w, spec) and whole(w, spec["pattern"])]
     if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
         fitting = [v for v in fitting if re.search("[0-9]", v)]
+    if any(len(_plain(v)) >= 5 for v in fitting):  # beside a code of five or more, a run of three is a name's
+        fitting = [v for v in fitting if len(_plain(v)) > 3]
     return list(dict.fromkeys(fitting))
+
+
+def _plain(value: str) -> str:
+    return re.sub(r"[- ]", "", value)
 
 
 _CAPITALIZED = re.compile(r"(?<![A-Za-z])[A-Z][a-z'\-]+(?:[ -][A-Z][a-z'\-]+)*(?![A-Za-z])")

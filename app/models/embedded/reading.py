@@ -36,8 +36,8 @@ CHANGE = re.compile(
 # what a stored value should be ("营销名应该是 X", "should read X"): a change, unless something is added
 CORRECTION = re.compile(r"应该是|应为|\bshould (?:be|read|say)\b", _EN)
 WRITE = re.compile(
-    r"添加|加到|加进|加入|加上|加一下|新增|录(?:入|一下|上|进)|登记|存到|存入|存进|存一下|保存|记录|记下|收录|入库|写入|"
-    rf"\b(?:add|sav|save|stor|store|record|register|insert|creat|create|put|log){_INFLECTED}",
+    r"添加|加到|加进|加入|加上|加一下|加个|新增|录(?:入|一下|上|进)|登记|存到|存入|存进|存一下|保存|记录|记下|收录|入库|进库|写入|"
+    rf"\b(?:add|sav|save|stor|store|record|register|insert|creat|create|put|log|enter){_INFLECTED}",
     _EN,
 )
 READ = re.compile(

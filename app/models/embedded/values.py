@@ -15,6 +15,7 @@ from app.models.embedded import spelling
 
 _CODE_GROUP = r"[A-Za-z0-9]+"
 _CODE_RUN = re.compile(rf"(?<![A-Za-z0-9-]){_CODE_GROUP}(?:-{_CODE_GROUP}|[ ](?=[A-Z0-9]){_CODE_GROUP})*")
+_SIZES = re.compile(r"(?<![A-Za-z0-9])\d+(?:\.\d+)?\s?(?:GB|TB|MB|mAh|Hz|W|V|A)(?![A-Za-z0-9])")
 LABEL_LINKS = re.compile(
     r"^\s*(?:就?(?:是|为|叫做?|写成?|填成?|称为)|:|：|=|->|→|=>|is|called|named|of)?\s*", re.IGNORECASE
 )
@@ -25,15 +26,19 @@ PARTICLES = re.compile(r"\s*[吧呀啊哦呢啦哈嘛]+$")  # what ends a Chines
 def codes(text: str) -> list[str]:
     """Codes as the person wrote them: letters and digits, both, at least three; a hyphen always joins
     groups, a space joins groups that look like parts of a code (upper case, or with a digit). Words of a
-    market name (`names`: "vivo X100s") are no code."""
+    market name (`names`: "vivo X100s") are no code, nor a run of three beside a code of five or more (a
+    nickname's "14U")."""
     found = []
     text = _brand_names().sub(" ", text)  # a market name, or a brand alone ("OPPO CPH2437")
     text = re.sub(r"(?<![\w.:])\d{1,2}(?:[.:]\d\d)?\s?[ap]m\b", " ", text, flags=re.IGNORECASE)  # "3pm"
+    text = _SIZES.sub(" ", text)  # "12GB+256GB", "5000mAh": sizes, no codes
     for run in _CODE_RUN.findall(text):
         for piece in _code_pieces(run):
             plain = re.sub(r"[- ]", "", piece)
             if len(plain) >= 3 and re.search(r"\d", plain) and re.search(r"[A-Za-z]", plain):
                 found.append(piece)
+    if any(len(re.sub(r"[- ]", "", c)) >= 5 for c in found):  # "米14U … 24030PN60C": a nickname's run
+        found = [c for c in found if len(re.sub(r"[- ]", "", c)) > 3]
     return list(dict.fromkeys(found))
 
 
@@ -122,7 +127,7 @@ def _brand_names() -> re.Pattern[str]:
     # a name's words: capitalized, or with a digit ("Find X7", "Mate 60 Pro", "S24+"), never a code's part
     latin = r"(?:[A-Z0-9][A-Za-z0-9+]*|[a-z]+\d[A-Za-z0-9+]*)"
     word = rf"(?!{code})(?![A-Za-z0-9]+-){latin}(?![A-Za-z0-9])"
-    return re.compile(rf"(?<![A-Za-z0-9])(?i:{brands})(?![a-z])(?:\s*{word})*")
+    return re.compile(rf"(?<![A-Za-z0-9])(?i:{brands})(?![a-z])(?:[ \u3000]*{word})*")  # a tab ends a name
 
 
 def _code_pieces(run: str) -> list[str]:

@@ -42,6 +42,7 @@ def test_arithmetic_in_words(text, expression):
         ("we got 4 boxes at $120 and shipping 30", "4 * 120 + 30"),
         ("45 加 67", "45 + 67"),
         ("我有 3 部手机", None),  # a quantity alone is no sum
+        ("three at forty-five each, a fourth less a twenty per cent discount", None),  # 20 is no 2 and 0
         ("RMX3085 有没有", None),
     ],
 )

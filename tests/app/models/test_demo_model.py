@@ -71,6 +71,8 @@ def test_the_plan_is_the_fitting_tool_with_values_from_the_persons_words(router,
         ("把那个机型删了", "missing", "destructive"),  # which? the host asks for the code
         ("please delete a model", "missing", "destructive"),
         ("V2230 英文名得改一下", "missing", "destructive"),  # to what? no name in the words
+        ("V2230 后面那个 A 是啥意思", "offtopic", "read"),  # an explanation: no tool gives one
+        ("加个新机型进库", "missing", "write"),  # which code? asked, not a list
         ("你都会些什么？", "capabilities", "read"),
         ("How can you help?", "capabilities", "read"),
         ("晚上好", "greeting", "read"),

@@ -19,6 +19,8 @@ from app.models.embedded.values import codes
         ("Is XT2041-4 there?", ["XT2041-4"]),
         ("型号CPH1920添加", ["CPH1920"]),
         ("100 除以 8", []),
+        ("型号 PKX110，内存 12GB+256GB，5000mAh", ["PKX110"]),  # sizes are no codes
+        ("新到的米14U，码是 24030PN60C", ["24030PN60C"]),  # a run of three beside a code is a nickname's
     ],
 )
 def test_codes_as_written(text, found):
