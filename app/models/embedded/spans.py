@@ -24,7 +24,7 @@ _AND = re.compile(r"(?<![A-Za-z])and(?![A-Za-z])|[,，、&和与及跟]", re.IGN
 _OR = re.compile(r"(?<![A-Za-z])or(?![A-Za-z])|或|还是|要么", re.IGNORECASE)
 # the words say the person does not know which of the values is meant ("不知道哪个才是", "not sure which")
 _UNSURE_WHICH = re.compile(
-    r"不知道?(?:是|该)?哪|不确定(?:是)?哪|分不清|搞不清|\beither\b|\bnot sure which\b|"
+    r"不知道?(?:是|该)?哪|不确定(?:是)?哪|分不清|搞不清|\bnot sure which\b|"
     r"\b(?:don'?t|do not) know which\b|\bno idea which\b|\bone of (?:them|these|those|the two)\b",
     re.IGNORECASE,
 )
