@@ -63,7 +63,7 @@ def test_capability_questions(text):
         ("New entry RMX3823, English name 真我GT5", "en"),  # a Chinese name in an English sentence
         ("RMX3998 的 English name 改成 realme Neo", "zh"),
         ("hello", "en"),
-        ("please put this label into English: 「支持 80W 超级快充，电池 5000mAh」", "en"),  # what it quotes aside
+        ("put this label into English: 「支持 80W 快充，电池 5000mAh」", "en"),  # what it quotes aside
     ],
 )
 def test_the_language_is_that_of_the_messages_own_words(text, lang):
