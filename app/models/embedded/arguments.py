@@ -201,7 +201,7 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
     "营销名"); after a change verb only what it changes to ("market name for X to Y": Y). The label decides
     the field, whatever script the name is written in ("营销名 realme GT7" is the Chinese market name)."""
     named_by = {name: labels(tool, name, spec) for name, spec in properties.items()}
-    named = {name: _names_a_product(spec) for name, spec in properties.items()}
+    products = {name: _names_a_product(spec) for name, spec in properties.items()}
     places = [
         (m.start(), m.end(), name, label)
         for name, named in named_by.items()
@@ -219,7 +219,7 @@ def _labelled(tool: FunctionTool, properties: dict[str, Any], text: str) -> dict
         if value is clause and (link[0].strip().casefold() == "of" or reading.CHANGE.match(clause)):  # type: ignore[index]
             continue  # "the market name for CPH2451", a change asked of the market name: not the name itself
         value = PARTICLES.sub("", value.strip())  # "改成 真我 Neo 吧": the name, not the 吧
-        if named[name] and not (value := name_span(value) or ""):
+        if products[name] and not (value := name_span(value) or ""):
             continue  # "英文名得改一下": no name yet, here
         if value and name not in values:
             values[name] = value
@@ -231,7 +231,12 @@ def _names_a_product(spec: dict[str, Any]) -> bool:
     value after a label is then that name alone, without the words around it (`name_span`)."""
     if spec.get("type") != "string" or spec.get("pattern") or spec.get("enum"):
         return False
-    example = re.search(r"(?:例如|比如|e\.g\.|for example)[:：]?\s*(.+)", str(spec.get("description", "")))
+    return _product_example(str(spec.get("description", "")))
+
+
+@cache
+def _product_example(description: str) -> bool:
+    example = re.search(r"(?:例如|比如|e\.g\.|for example)[:：]?\s*(.+)", description)
     return bool(example and name_span(example[1]))
 
 

@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Callable
 
 from agent.numbers import chinese, numbers_at
+from app.models.embedded.word_problems import NUM as _NUM
 from app.models.embedded.word_problems import priced, solved
 
 _EN = re.IGNORECASE
@@ -21,7 +22,6 @@ OPERATOR_WORDS = [  # longest first; what each becomes in an expression
     ("minus", "-"), ("over", "/"), ("×", "*"), ("÷", "/"), ("（", "("), ("）", ")"),
 ]  # fmt: skip
 _EXPRESSION = re.compile(r"[-+*/().\d\s]*\d[-+*/().\d\s]*")
-_NUM = r"\d+(?:\.\d+)?"
 _CN_DIGITS = dict(zip("一二两三四五六七八九", "1223456789", strict=True))
 PERCENT_WORDS: list[
     tuple[str, str | Callable[[re.Match[str]], str]]

@@ -11,8 +11,8 @@ from typing import Any
 from agent.tools import FunctionTool
 from app.models.embedded import spans
 from app.models.embedded.facts import alone
-from app.models.embedded.identifiers import fits, quoted
-from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, PARTICLES
+from app.models.embedded.identifiers import fits
+from app.models.embedded.values import CLAUSE_END, LABEL_LINKS, PARTICLES, quoted
 
 
 def free_text(

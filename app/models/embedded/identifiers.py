@@ -1,6 +1,6 @@
 """Identifiers: what a person types as an identifier or a quoted text, for a tool read from its schema alone —
 runs of letters and figures as written ("IT-LT-00421", "861234050112347", "20:00"), runs typed apart that
-make one ("8697 3104 5902 216", "IT LT 00877"), and what the person put in quotes."""
+make one ("8697 3104 5902 216", "IT LT 00877"); what the person put in quotes is `values.quoted`."""
 
 from __future__ import annotations
 
@@ -13,15 +13,7 @@ from agent.tool_selection import tokens
 from agent.tools import FunctionTool
 from app.models.embedded import english, spelling
 from app.models.embedded.facts import alone
-
-_QUOTED = re.compile(
-    r"(?:(?<=\s)|^|(?<=[:：,，]))'([^']+)'(?=[\s,，.。!！?？]|$)|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|『([^』]+)』"
-)
-
-
-def quoted(text: str) -> list[str]:
-    """What the person put in quotes ('…', "…", “…”, 「…」), as written."""
-    return [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+from app.models.embedded.values import QUOTED, beside_a_code
 
 
 def runs(text: str) -> list[str]:
@@ -56,7 +48,7 @@ def unlike(text: str) -> str:
     """`text` without what holds figures but is no identifier: dates, and what the person put in quotes."""
     for start, end in dates.moments(text)[::-1]:
         text = text[:start] + " " * (end - start) + text[end:]
-    return _QUOTED.sub(" ", text)
+    return QUOTED.sub(" ", text)
 
 
 def identifier(run: str) -> bool:
@@ -79,13 +71,7 @@ def patterned(spec: dict[str, Any], tool: FunctionTool, text: str, found: dict) 
         fitting = fitting or [w for w in said if fits(w, spec) and whole(w, spec["pattern"])]
     if any(re.search("[0-9]", v) for v in fitting):  # an identifier, not the words around it
         fitting = [v for v in fitting if re.search("[0-9]", v)]
-    if any(len(_plain(v)) >= 5 for v in fitting):  # beside a code of five or more, a run of three is a name's
-        fitting = [v for v in fitting if len(_plain(v)) > 3]
-    return list(dict.fromkeys(fitting))
-
-
-def _plain(value: str) -> str:
-    return re.sub(r"[- ]", "", value)
+    return list(dict.fromkeys(beside_a_code(fitting)))
 
 
 _CAPITALIZED = re.compile(r"(?<![A-Za-z])[A-Z][a-z'\-]+(?:[ -][A-Z][a-z'\-]+)*(?![A-Za-z])")

@@ -19,7 +19,7 @@ from agent.tool_selection import tokens
 from app.models.embedded import spelling
 from app.models.embedded.acts import ADDS, asked, none_asked
 from app.models.embedded.arithmetic import arithmetic
-from app.models.embedded.values import codes, names
+from app.models.embedded.values import QUOTED, codes, names
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 _EN = re.IGNORECASE | re.ASCII  # \b between a Latin word and Chinese around it too
@@ -98,16 +98,13 @@ REMARK = re.compile(  # how the person finds things: judgements, feelings, the w
 )
 
 
-_QUOTED = re.compile(r"「[^」]*」|“[^”]*”|『[^』]*』|\"[^\"]*\"")  # a line quoted, to translate or explain
-
-
 def language(text: str, before: str = "en") -> str:
     """The language of the message's own words, its frame: codes, market names and what it quotes aside
     ("translate this: 「…」" is English), Chinese when its
     Chinese (a word to a character and a half) is as long as its English ("帮我 add 一下 X"), else English
     ("please register X, 营销名 真我 Neo"). A message with no words of its own — a code, a letter, a sum:
     "CPH2223", "y", "12*7" — is in `before`, the language the person wrote in last."""
-    frame = _QUOTED.sub(" ", text) if _QUOTED.sub("", text).strip() else text  # what is quoted is no frame
+    frame = QUOTED.sub(" ", text) if QUOTED.sub("", text).strip() else text  # what is quoted is no frame
     for value in [*names(text), *codes(text)]:
         frame = frame.replace(value, " ")
     chinese, english = len(CJK.findall(frame)) / 1.5, len(re.findall(r"[A-Za-z]+", frame))

@@ -1,9 +1,10 @@
 """The values a request holds, each as the person wrote it, read by the host for the embedded demo model.
 
-Codes (letters with digits, hyphens and spaces as written: SM-G9910, "SM A5460"), never the letters and
-digits of a market name; market names (a brand or series word of `cues.yaml` and the words after it:
-"vivo X100 Pro", "一加 12"); and, for a labelled value ("营销名是 …", "market name … to …"), the links that
-come between a label and its value and what a change changes to.
+What the person put in quotes; codes (letters with digits, hyphens and spaces as written: SM-G9910, "SM
+A5460"), never the letters and digits of a market name, a size (12GB) nor a nickname's run beside a code;
+market names (a brand or series word of `cues.yaml` and the words after it: "vivo X100 Pro", "一加 12"), and
+a product's name after its label alone (`name_span`); and, for a labelled value ("营销名是 …", "market name
+… to …"), the links that come between a label and its value and what a change changes to.
 """
 
 from __future__ import annotations
@@ -34,12 +35,22 @@ def codes(text: str) -> list[str]:
     text = _SIZES.sub(" ", text)  # "12GB+256GB", "5000mAh": sizes, no codes
     for run in _CODE_RUN.findall(text):
         for piece in _code_pieces(run):
-            plain = re.sub(r"[- ]", "", piece)
+            plain = _plain(piece)
             if len(plain) >= 3 and re.search(r"\d", plain) and re.search(r"[A-Za-z]", plain):
                 found.append(piece)
-    if any(len(re.sub(r"[- ]", "", c)) >= 5 for c in found):  # "米14U … 24030PN60C": a nickname's run
-        found = [c for c in found if len(re.sub(r"[- ]", "", c)) > 3]
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(beside_a_code(found)))
+
+
+def beside_a_code(found: list[str]) -> list[str]:
+    """`found` less its runs of three or fewer when it holds a code of five or more: beside 24030PN60C, the
+    "14U" of 米14U is a nickname's."""
+    if any(len(_plain(value)) >= 5 for value in found):
+        return [value for value in found if len(_plain(value)) > 3]
+    return found
+
+
+def _plain(value: str) -> str:
+    return re.sub(r"[- ]", "", value)
 
 
 def names(text: str) -> list[str]:
@@ -50,11 +61,20 @@ def names(text: str) -> list[str]:
     return [name for name in found if not _brand_alone(name)]
 
 
+QUOTED = re.compile(  # what the person put in quotes: '…' as a word of its own, "…", “…”, 「…」, 『…』
+    r"(?:(?<=\s)|^|(?<=[:：,，]))'([^']+)'(?=[\s,，.。!！?？]|$)|\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|『([^』]+)』"
+)
+
+
+def quoted(text: str) -> list[str]:
+    """What the person put in quotes ('…', "…", “…”, 「…」), as written."""
+    return [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
+
+
 # lower-case words a product name holds ("iPhone 15 pro max", "Reno12 F 5G lite")
 _NAME_WORDS = frozenset(
     ["pro", "max", "mini", "plus", "ultra", "lite", "neo", "fold", "flip", "turbo", "note", "edge"]
 )
-_QUOTED = re.compile(r"[“\"「『‘']([^”\"」』’']+)[”\"」』’']")
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9+\u3400-\u9fff]+(?:[-.][A-Za-z0-9]+)*")
 
 
@@ -64,8 +84,8 @@ def name_span(clause: str) -> str | None:
     an edition ("至尊版"), or Chinese joined to them ("小米14") — up to a tab, a gap of spaces, an emoji
     or a word of the sentence ("一加 12 得唔得", "vivo X Fold3 thx"); None when the clause holds no such
     word ("先空着", "against it")."""
-    if quoted := _QUOTED.search(clause):
-        return quoted[1].strip()
+    if said := quoted(clause):
+        return said[0].strip()
     clause = re.split(r"\t| {2,}|[.。](?:\s|$)", clause, maxsplit=1)[0]
     words = [(m.start(), m.end(), m[0]) for m in _NAME_TOKEN.finditer(clause)]
     first = next((i for i, (_, _, w) in enumerate(words) if _starts_name(w)), None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 _EN = re.IGNORECASE
-_NUM = r"\d+(?:\.\d+)?"
+NUM = r"\d+(?:\.\d+)?"  # a number in figures
 
 
 def solved(text: str) -> str | None:
@@ -44,7 +44,7 @@ _CHANGES = re.compile(
 def split(text: str) -> str | None:
     """An amount shared evenly ("3 个人平分 90 元", "split 120 between 4"): the larger number over the
     smaller, when the words hold just those two."""
-    numbers = re.findall(_NUM, text)
+    numbers = re.findall(NUM, text)
     if not _SPLIT.search(text) or len(numbers) != 2:
         return None
     count, amount = sorted(numbers, key=float)
@@ -55,7 +55,7 @@ def rate(text: str) -> str | None:
     """The change from one number to another in percent, when that is asked ("from 80 to 100, what percent
     increase"): two numbers, the rise (or, where the words say it fell, the fall) over the first; or a share
     of a whole ("rate", 率), the smaller over the larger."""
-    numbers = re.findall(_NUM, text)
+    numbers = re.findall(NUM, text)
     if not _ASKS_RATE.search(text) or len(numbers) != 2:
         return None
     if _SHARE.search(text) and not _CHANGES.search(
@@ -70,13 +70,13 @@ def rate(text: str) -> str | None:
 
 _UNIT = r"(?:台|部|个|件|只|支|箱|份|张|套|pcs|units?|phones?|items?|cases?|pieces?|boxes)"
 _QUANTITY = re.compile(
-    rf"(?:(?:买|进了|卖了|订了|buy|bought|order(?:ed)?|get)\s*({_NUM})|({_NUM})\s*{_UNIT})", _EN
+    rf"(?:(?:买|进了|卖了|订了|buy|bought|order(?:ed)?|get)\s*({NUM})|({NUM})\s*{_UNIT})", _EN
 )
 _PRICE = re.compile(
-    rf"(?:[$¥￥]|每{_UNIT}|一{_UNIT}[^\d]{{0,6}}|单价|\bat\b|@)\s*({_NUM})|({_NUM})\s*(?:元|块|dollars?|bucks|yuan|each|apiece)",
+    rf"(?:[$¥￥]|每{_UNIT}|一{_UNIT}[^\d]{{0,6}}|单价|\bat\b|@)\s*({NUM})|({NUM})\s*(?:元|块|dollars?|bucks|yuan|each|apiece)",
     _EN,
 )
-_ADDED = re.compile(rf"(?:plus|and|加|再加|另加|运费|shipping)\D{{0,12}}?({_NUM})(?!\s*{_UNIT})", _EN)
+_ADDED = re.compile(rf"(?:plus|and|加|再加|另加|运费|shipping)\D{{0,12}}?({NUM})(?!\s*{_UNIT})", _EN)
 
 
 def priced(text: str) -> str | None:
@@ -96,12 +96,12 @@ def priced(text: str) -> str | None:
             waiting = (kind, number)
     said = {n for _, _, n in found}
     extra = [m[1] for m in _ADDED.finditer(text) if m[1] not in said]
-    if not terms or waiting or len(said) + len(extra) != len(re.findall(_NUM, text)):
+    if not terms or waiting or len(said) + len(extra) != len(re.findall(NUM, text)):
         return None
     return " + ".join([*terms, *extra])
 
 
-_BUDGET = re.compile(rf"(?:预算|手上有|手里有|\bbudget(?: of| is)?|\b(?:we|i) have)\D{{0,6}}?({_NUM})", _EN)
+_BUDGET = re.compile(rf"(?:预算|手上有|手里有|\bbudget(?: of| is)?|\b(?:we|i) have)\D{{0,6}}?({NUM})", _EN)
 _EACH_WORD = re.compile(r"每|\beach\b|\bapiece\b|\bper\b", _EN)
 _LEFT = re.compile(r"还剩|剩下|剩余|剩多少|其余|\bleft\b|\bremain|\bthe rest\b|\bleftover", _EN)
 
@@ -114,19 +114,19 @@ def remaining(text: str) -> str | None:
         return None
     if budget := _BUDGET.search(text):
         rest = text[: budget.start(1)] + " " + text[budget.end(1) :]
-        numbers = re.findall(_NUM, rest)
+        numbers = re.findall(NUM, rest)
         each = len(numbers) == 2 and _EACH_WORD.search(rest)  # "3 chairs at 450 each"
         spent = priced(rest) or per_unit(rest) or (" * ".join(numbers) if each else None)
         spent = spent or (numbers[0] if len(numbers) == 1 else None)
         return f"{budget[1]} - ({spent})" if spent else None
-    numbers = re.findall(_NUM, text)
+    numbers = re.findall(NUM, text)
     if len(numbers) != 2:
         return None
     part, whole = sorted(numbers, key=float)
     return f"{whole} - {part}"
 
 
-_EACH = re.compile(rf"每\s*([\u3400-\u9fff])\s*({_NUM})")  # "每箱 30": a price by its measure word
+_EACH = re.compile(rf"每\s*([\u3400-\u9fff])\s*({NUM})")  # "每箱 30": a price by its measure word
 
 
 def per_unit(text: str) -> str | None:
@@ -134,10 +134,10 @@ def per_unit(text: str) -> str | None:
     4 * 30 + 2 * 15), when every number of the words is one of them."""
     terms = []
     for m in _EACH.finditer(text):
-        counts = list(re.finditer(rf"({_NUM})\s*{re.escape(m[1])}", text[: m.start()]))
+        counts = list(re.finditer(rf"({NUM})\s*{re.escape(m[1])}", text[: m.start()]))
         if not counts:
             return None
         terms.append(f"{counts[-1][1]} * {m[2]}")
-    if not terms or len(re.findall(_NUM, text)) != 2 * len(terms):
+    if not terms or len(re.findall(NUM, text)) != 2 * len(terms):
         return None
     return " + ".join(terms)

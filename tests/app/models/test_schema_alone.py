@@ -14,8 +14,9 @@ from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ToolContext
 from app.models.embedded import reading, spelling
 from app.models.embedded.durations import duration
-from app.models.embedded.identifiers import joined, quoted, runs
+from app.models.embedded.identifiers import joined, runs
 from app.models.embedded.routing import PATTERNS, Router
+from app.models.embedded.values import quoted
 from tools import default_tools
 
 
