@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import cache
+from typing import Any
 
 from agent.tool_selection import tokens
 from agent.tools import FunctionTool
@@ -26,8 +28,8 @@ def strays(tool: FunctionTool, text: str, values: dict[str, list[str]]) -> float
     of characters (or, alone, no character) of the tool's texts or of a value covers. A terse request
     ("What time is it now?", "计算 (3 + 4) * 5") has little of it; a remark has more."""
     known = " ".join([texts(tool), *(v for found in values.values() for v in found)])
-    vocabulary, lowered = set(tokens(known)), known.casefold()
-    latin = [w for w in tokens(" ".join(LATIN.findall(text))) if w not in vocabulary and w not in lowered]
+    vocabulary, lowered = set(words(known)), known.casefold()
+    latin = [w for w in words(" ".join(LATIN.findall(text))) if w not in vocabulary and w not in lowered]
     loose = 0
     for run in CJK_RUN.findall(text):
         pairs = [i for i in range(len(run) - 1) if run[i : i + 2] in known]
@@ -58,8 +60,22 @@ def fit(text: str, tool: FunctionTool, among: list[FunctionTool], values: dict[s
 
 
 def words(text: str) -> list[str]:
-    """Words for matching: Latin words without stop words, and CJK pairs (single characters say little)."""
-    return [w for w in tokens(text) if not (len(w) == 1 and reading.CJK.match(w))]
+    """Words for matching: Latin words without stop words, by their stems ("distances" is "distance"), and
+    CJK pairs (single characters say little)."""
+    return [_stem(w) for w in tokens(text) if not (len(w) == 1 and reading.CJK.match(w))]
+
+
+@cache
+def _stem(word: str) -> str:
+    """An English word's Snowball stem; any other word as it is."""
+    return _english().stemWord(word) if word.isascii() and word.isalpha() else word
+
+
+@cache
+def _english() -> Any:
+    import snowballstemmer  # the local extra's, as the reader's other libraries
+
+    return snowballstemmer.stemmer("english")
 
 
 def texts(tool: FunctionTool) -> str:

@@ -32,7 +32,7 @@ from app.models.embedded.facts import FACTS, NAME_LABELS, alone, facts
 from app.models.embedded.needs import lacking, patterned_value, required, unsaid
 from app.models.embedded.overlap import shared_words, strays, without_acts
 from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
-from app.models.embedded.several import beside
+from app.models.embedded.several import apart, beside, in_order
 from app.models.embedded.small_talk import small_talk
 from app.models.embedded.stored import changed, unstored
 from app.models.embedded.values import codes, typed
@@ -93,14 +93,17 @@ class Router:
     def plan(self, typed: str) -> Plan:
         """The plan of the whole message: a stored code's new name is a change (stored.py), a value the
         host would refuse as not the person's is asked for (needs.unsaid), and the message's other
-        requests are planned beside it (several.py)."""
+        requests are planned beside it, or each part alone when each looks something up of its own
+        (several.py)."""
         plan = self._plan(typed)
         tool = self.registry.get(plan.tool) if plan.kind == "tool" else None
         if tool is not None and (names := unsaid(tool, plan.calls, typed)):
             plan = replace(plan, kind="missing", calls=(), missing=tuple(names))
         plan = replace(plan, **changed(plan.tool, plan.calls, self.registry, not reading.writes(typed)))
         plan = replace(plan, **unstored(plan.tool, plan.calls, self.registry))
-        return replace(plan, also=beside(plan, typed, self._plan))
+        plans = apart(typed, self._plan) if plan.kind in ("tool", "missing") else ()  # "X, and what is Y?"
+        first, *rest = in_order(plans or (plan, *beside(plan, typed, self._plan)), typed)
+        return replace(first, also=tuple(rest))
 
     def _plan(self, typed: str) -> Plan:
         lang, text = reading.language(typed), spelling.normalized(typed, PATTERNS, reading.ACTS)

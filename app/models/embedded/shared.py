@@ -1,18 +1,24 @@
 """Shared: arguments of one tool that take the same kind of value — one enum ("from" and "to" currencies)
-or one pattern ("from_city", "to_city") — each take one of the values said, in order; fewer or more
-values than arguments: which is which is a question, and none is taken."""
+or one pattern ("from_city", "to_city") — each take one of the values said, in order; more values than
+arguments, when those past one argument's are listed together ("from London to Paris, to Berlin and to
+Madrid"), give that argument each of them (a call each); else fewer or more values than arguments:
+which is which is a question, and none is taken."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from app.models.embedded.spans import listed
+
 
 def shared(properties: dict[str, Any], values: dict[str, list[str]], text: str) -> dict[str, list[str]]:
     """`values` with the arguments that share an enum or a pattern given one value each, in order."""
-    return _shared_patterns(properties, _shared_enums(properties, values), text)
+    return _shared_patterns(properties, _shared_enums(properties, values, text), text)
 
 
-def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> dict[str, list[str]]:
+def _shared_enums(
+    properties: dict[str, Any], values: dict[str, list[str]], text: str
+) -> dict[str, list[str]]:
     """Arguments that share one enum ("from" and "to" currencies) take the values named in the order
     the schema lists them, one each; fewer values named than arguments: which is which is a question, and
     none is taken."""
@@ -21,9 +27,7 @@ def _shared_enums(properties: dict[str, Any], values: dict[str, list[str]]) -> d
         if spec.get("enum"):
             groups.setdefault(tuple(map(str, spec["enum"])), []).append(name)
     for group in (group for group in groups.values() if len(group) > 1):
-        said = values[group[0]]
-        for i, name in enumerate(group):
-            values[name] = [said[i]] if len(said) == len(group) else []
+        values.update(_one_each(group, values[group[0]], text))
     return values
 
 
@@ -39,9 +43,23 @@ def _shared_patterns(
             groups.setdefault(str(spec["pattern"]), []).append(name)
     for group in (group for group in groups.values() if len(group) > 1):
         said = sorted(dict.fromkeys(v for name in group for v in values[name]), key=lambda v: _at(text, v))
-        for i, name in enumerate(group):
-            values[name] = [said[i]] if len(said) == len(group) else []
+        values.update(_one_each(group, said, text))
     return values
+
+
+def _one_each(group: list[str], said: list[str], text: str) -> dict[str, list[str]]:
+    """The group's arguments, in the schema's order, given the values said in order: one each; or, with
+    more values, the first or the last argument all of a run listed together ("to Paris, to Berlin and
+    to Madrid"); else none (which is which is a question)."""
+    extra = len(said) - len(group)
+    if extra == 0:
+        return {name: [said[i]] for i, name in enumerate(group)}
+    if extra > 0 and listed(text, said[-extra - 1 :]):  # the last takes the run
+        return {name: [said[i]] for i, name in enumerate(group[:-1])} | {group[-1]: said[len(group) - 1 :]}
+    if extra > 0 and listed(text, said[: extra + 1]):  # the first takes the run
+        rest = said[extra + 1 :]
+        return {group[0]: said[: extra + 1]} | {name: [rest[i]] for i, name in enumerate(group[1:])}
+    return {name: [] for name in group}
 
 
 def _at(text: str, value: str) -> int:
