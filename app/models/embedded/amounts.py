@@ -86,6 +86,9 @@ def _one_each(
             taken[name] = i
     left = [i for i in range(len(found)) if i not in taken.values()]
     open_ = [name for name in numeric if name in required and name not in taken]
+    if len(left) > len(open_):  # "in surgery 2 … order eight": a number that names a place is no amount
+        unnamed = [i for i in left if not _names_a_place(text, found[i], labels)]
+        left = unnamed if len(unnamed) == len(open_) else left
     more: dict[int, str] = {}
     if len(left) == len(open_) and all(
         _allowed(found[i][2], properties[n]) for i, n in zip(left, open_, strict=True)
@@ -136,6 +139,22 @@ def _more(
             if listed and _allowed(found[i][2], properties[listed]):
                 more[i], grown = listed, True
     return more
+
+
+def _names_a_place(text: str, number: tuple[int, int, str], labels: dict[str, dict[str, float]]) -> bool:
+    """Does the number name a place or a thing rather than count: "in surgery 2", "at gate 4" (figures
+    after a place's word that no parameter has), "#3", "No. 3", "3楼", "5号"?"""
+    start, end, _ = number
+    if re.match(r"[楼层号室栋区排座]", text[end : end + 1]):
+        return True
+    if not text[start : start + 1].isdigit():
+        return False  # "order eight": a number in words counts
+    before = text[max(0, start - 32) : start]
+    if re.search(r"(?:#|\bno\.)\s*$", before, re.IGNORECASE):
+        return True
+    place = re.search(r"\b(?:in|at|on|from|near|by)\s+(?:the\s+)?([A-Za-z]{3,})\s*$", before, re.IGNORECASE)
+    own = [word for label in labels.values() for word in label]
+    return place is not None and not any(_same(place[1].casefold(), word) for word in own)
 
 
 def _one_list(text: str, found: list[tuple[int, int, str]], indices: list[int]) -> bool:

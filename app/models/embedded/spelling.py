@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from app.models.embedded import english
+from app.models.embedded.corrections import corrected
 
 CUES = Path(__file__).with_name("cues.yaml")
 _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9'-])[A-Za-z]+(?:'[A-Za-z]+)?(?![A-Za-z0-9-])")
@@ -34,9 +35,10 @@ def cues() -> dict:
 
 
 def normalized(text: str, patterns: tuple[re.Pattern[str], ...], acts: tuple[re.Pattern[str], ...]) -> str:
-    """`text` with the words of `patterns` (the reader's) written as the reader spells them. Characters are
+    """`text` without the values the person takes back (corrections.py), with the words of `patterns` (the
+    reader's) written as the reader spells them. Characters are
     read by their sound only when no word of `acts` (what is to be done) is there as written."""
-    text = _spelled_out(text)
+    text = _spelled_out(corrected(text))
     latin, chinese = _vocabulary(patterns)
     text = _LATIN_WORD.sub(lambda m: _nearest(m[0], latin), text)
     if _CJK_RUN.search(text) and not any(act.search(text) for act in acts):

@@ -86,6 +86,20 @@ def test_a_unit_of_one_letter_names_its_parameter_and_a_spaced_k_is_no_thousand(
     assert placed("4 moles at 310 K, 8 L", gas, list(gas))["temperature"] == ["310"]
 
 
+@pytest.mark.parametrize(
+    "said, count",
+    [("the printer in office 4 is out of paper, order nine reams", "9"),
+     ("会议室在5楼 要申请两箱水", "2"),
+     ("order 6 reams", "6")],
+)  # fmt: skip
+def test_a_number_that_names_a_place_is_no_amount(said, count):
+    """A number after a word no parameter has ("office 4") or before 楼 names a place: when that leaves
+    one number for the one amount, it is the amount; two numbers of that kind leave the question."""
+    order = {"item": {"type": "string"}, "quantity": {"type": "integer", "description": "how many"}}
+    assert placed(said, order, ["item", "quantity"]) == {"quantity": [count]}
+    assert placed("order 6 reams for office 4", order, ["item", "quantity"]) == {}
+
+
 def test_a_number_and_a_unit_are_no_code():
     from app.models.embedded.values import codes
 
