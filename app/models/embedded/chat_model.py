@@ -4,11 +4,13 @@ The host's own answers come first (`answers.py`): small talk, who it is, what th
 answer after the tools ran are stated whole, and the local model is not asked. A tool turn's reply is
 the plan's calls: their values are the person's own words (`routing.py`), so
 nothing is left for the 135M model to decide, and asking it would only add a chance to go wrong. Any
-other turn's reply is the local model's own words, cut after the last whole sentence, repeated sentences
-dropped, and every sentence that states a number or a code the person did not write taken out: the
-demo's numbers and facts come from tools; a reply in another language than the person's is dropped
+other turn's reply in English is the local model's own words, cut after the last whole sentence, repeated
+sentences dropped, and every sentence that states a number or a code the person did not write taken
+out: the demo's numbers and facts come from tools; a reply that says the person's message again or a
+clause of its own over and over is dropped whole; a reply in another language than the person's is dropped
 whole, and so is one that makes up what nobody said (an apology, a loss, what it is "as an AI").
-When none of its words stand, the host says it cannot chat, and what it can do.
+The 135M model's Chinese is no language, so in Chinese it is not asked. When none of its words stand,
+the host says it cannot chat, and what it can do.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from app.models.embedded.routing import Plan, Router
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|[。！？]")
 _CJK_END = re.compile(r"[。！？]$")
 _CJK_START = re.compile(r"[\u3400-\u9fff]")
+_CLAUSE = re.compile(r"[,.!?;:，。！？；：、\n]+")
+_STUTTER = re.compile(r"(\w)\1{3}")  # a letter four times over
 _FACT = re.compile(r"[A-Za-z0-9]*\d[A-Za-z0-9]*")  # a number, or a code: what only a tool may state
 # what a 135M model makes up about the person or itself ("I'm sorry for your loss", "as an AI"): never shown
 _INVENTED = re.compile(
@@ -47,7 +51,8 @@ class DemoChatModel(BaseChatModel):
     router: Router
     # the turn so far, and the person's language -> the host's answer, or None
     answerer: Callable[[list[BaseMessage], str], str | None]
-    fallback: Callable[[str], str]  # language -> what the host says when none of the model's words stand
+    # (language, the person's message) -> what the host says when none of the model's words stand
+    fallback: Callable[[str, str], str]
 
     @property
     def _llm_type(self) -> str:
@@ -74,10 +79,15 @@ class DemoChatModel(BaseChatModel):
             return ChatResult(generations=[ChatGeneration(message=answer)])
         if plan.kind == "tool" and offered and not words_only:
             return ChatResult(generations=[ChatGeneration(message=planned_calls(plan))])
+        typed = typed_by_person(turn)
+        request = typed[0] if typed else ""
+        if plan.lang != "en":  # the 135M model's Chinese is no language: it is not asked
+            instead = AIMessage(content=self.fallback(plan.lang, request))
+            return ChatResult(generations=[ChatGeneration(message=instead)])
         reply = self.inner.invoke(messages, stop=stop, **kwargs)
-        kept = kept_true(reply.text, typed_by_person(turn))
-        stands = kept and language(kept) == plan.lang and not _INVENTED.search(kept)
-        said = kept if stands else self.fallback(plan.lang)
+        kept = kept_true(reply.text, typed)
+        stands = kept and language(kept) == plan.lang and not (_INVENTED.search(kept) or parrots(kept, typed))
+        said = kept if stands else self.fallback(plan.lang, request)
         message = AIMessage(content=said, usage_metadata=getattr(reply, "usage_metadata", None))
         return ChatResult(generations=[ChatGeneration(message=message)])
 
@@ -91,6 +101,15 @@ def planned_calls(plan: Plan) -> AIMessage:
     ]
     calls, invalid = split_calls(raw, cut_off=False)
     return AIMessage(content="", tool_calls=calls, invalid_tool_calls=invalid)
+
+
+def parrots(text: str, typed: tuple[str, ...]) -> bool:
+    """Does the reply say again the person's message whole, a clause of its own ("you can check the stock,
+    you can check the stock, you can …") or a letter over and over?"""
+    lowered = text.casefold()
+    said = [t.strip().casefold() for t in typed if len(t.strip()) >= 8]
+    clauses = [c.strip() for c in _CLAUSE.split(lowered) if len(c.strip()) >= 8]
+    return any(t in lowered for t in said) or len(set(clauses)) < len(clauses) or bool(_STUTTER.search(text))
 
 
 def kept_true(text: str, typed: tuple[str, ...]) -> str:

@@ -32,6 +32,7 @@ from agent.types import ConfigError
 from app.models.choice import ModelChoice, TurnParts, make_llm
 from app.models.embedded.answers import SAYS, Answerer, capabilities
 from app.models.embedded.chat_model import DemoChatModel
+from app.models.embedded.reading import remarks
 from app.models.embedded.routing import Router, offered
 from app.models.embedded.runtime import LocalModelServer
 
@@ -149,7 +150,9 @@ def demo_plugin(llm: BaseChatModel) -> Callable[[ToolRegistry], TurnParts]:
             inner=llm,
             router=router,
             answerer=Answerer(router, registry),
-            fallback=lambda lang: SAYS["remark"][lang] + "\n" + capabilities(registry, lang),
+            fallback=lambda lang, typed: (
+                SAYS["remark"][lang] + ("" if remarks(typed) else "\n" + capabilities(registry, lang))
+            ),  # a remark: no list of tools
         )
         return TurnParts(model, router)
 

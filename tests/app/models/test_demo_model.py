@@ -14,7 +14,7 @@ from agent.memory import person_message
 from agent.tools import FunctionTool, ToolRegistry
 from agent.types import ok
 from app.models.embedded.answers import Answerer, capabilities
-from app.models.embedded.chat_model import DemoChatModel, kept_true
+from app.models.embedded.chat_model import DemoChatModel, kept_true, parrots
 from tests.support.fake_llm import text
 
 
@@ -170,7 +170,7 @@ def test_the_demo_chat_model_states_the_hosts_answer_and_the_local_model_is_not_
         inner=CustomLLMWrapper(base_url=fake_llm.url),
         router=router,
         answerer=Answerer(router, router.registry),
-        fallback=lambda lang: "",
+        fallback=lambda lang, typed: "",
     )
     with ChatAgent(model, router.registry) as agent:
         assert agent.send_message("8 乘 5 是多少") == "计算结果：8 * 5 = 40"
@@ -192,7 +192,7 @@ def test_a_tool_turn_is_the_plan_and_a_chat_turn_the_models_words(router, fake_l
         inner=CustomLLMWrapper(base_url=fake_llm.url),
         router=router,
         answerer=lambda turn, lang: None,  # the host states nothing here: a chat turn gets the model's words
-        fallback=lambda lang: capabilities(router.registry, lang),
+        fallback=lambda lang, typed: capabilities(router.registry, lang),
     )
     tools = router.registry.langchain_tools()
     reply = model.bind_tools(tools).invoke([SystemMessage("S"), person_message("RMX2001 在库里吗")])
@@ -204,6 +204,26 @@ def test_a_tool_turn_is_the_plan_and_a_chat_turn_the_models_words(router, fake_l
     reply = model.bind_tools(tools).invoke([SystemMessage("S"), person_message("hello there")])
     assert reply.content == "Hello! How can I help?"
     assert "tools" not in fake_llm.requests[0]
+
+
+def test_no_chinese_words_of_the_small_model_and_no_english_that_parrots(router, fake_llm):
+    """The 135M model is not asked in Chinese (its Chinese is no language): the host says what it can do.
+    In English, a reply that says the person's message again or a clause of its own over and over is
+    dropped whole."""
+    model = DemoChatModel(
+        inner=CustomLLMWrapper(base_url=fake_llm.url),
+        router=router,
+        answerer=lambda turn, lang: None,
+        fallback=lambda lang, typed: f"fallback {lang}",
+    )
+    assert model.invoke([SystemMessage("S"), person_message("今天仓库的空调又坏了")]).content == "fallback zh"
+    assert fake_llm.requests == []
+    fake_llm.add(text("The air conditioning broke again today. That is not good."))
+    said = "the air conditioning broke again today"
+    assert model.invoke([SystemMessage("S"), person_message(said)]).content == "fallback en"
+    fake_llm.add(text("You can check the stock, you can check the stock, you can check it."))
+    assert model.invoke([SystemMessage("S"), person_message("my day was long")]).content == "fallback en"
+    assert parrots("Sure, that sounds nice. Have a good day.", ("my day was long",)) is False
 
 
 UPDATE, ADD = "update_market_name", "add_device_model"
