@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from agent.function_tool import FunctionTool
 from agent.grounding import said_by_person, said_or_named
+from agent.numbers import numbers as read_numbers
 from app.eval.chinese_numbers import chinese_numbers
 from app.eval.spec import Spec
 from devicedb.schema import normalize_code
@@ -103,15 +104,19 @@ def ungrounded_arguments(text: str, audit: list[dict[str, Any]]) -> list[str]:
 
 
 _DIGITS = dict(zip("零一二两三四五六七八九", "01223456789", strict=True))
+_TENS_OF_THOUSANDS = re.compile(r"(\d+(?:\.\d+)?)\s*([万千])")
 _DISCOUNT = re.compile(r"([零一二两三四五六七八九\d]{1,2})\s*折")
 
 
 def said_numbers(text: str) -> list[str]:
-    """The numbers the words say: each number written (in full-width digits too, or in Chinese numerals:
-    "四百二十" is 420), the 100 a percentage implies ("15%", "百分之", "percent"), and a Chinese discount
-    ("八五折", "9 折") as its digits and the 10 or 100 it is over."""
+    """The numbers the words say: each number written (in full-width digits too, in Chinese numerals:
+    "四百二十" is 420, in English words as the host reads them: "one thousand two hundred and sixty", or
+    with 万 or 千: "5万" is 50000), the 100 a percentage implies ("15%", "百分之", "percent"), and a
+    Chinese discount ("八五折", "9 折") as its digits and the 10 or 100 it is over."""
     text = unicodedata.normalize("NFKC", text)
-    numbers = _NUMBER.findall(text) + [written_number(n) for n in chinese_numbers(text)]
+    numbers = _NUMBER.findall(text) + [written_number(n) for n in chinese_numbers(text)] + read_numbers(text)
+    for figure, unit in _TENS_OF_THOUSANDS.findall(text):
+        numbers.append(written_number(float(figure) * (10000 if unit == "万" else 1000)))
     if re.search(r"%|百分|percent", text, re.IGNORECASE):
         numbers.append("100")
     for found in _DISCOUNT.findall(text):

@@ -60,3 +60,13 @@ def test_numbers_in_chinese_numerals_or_full_width_digits_are_the_persons() -> N
     assert ungrounded_arguments("四百二十台分给七个组", right) == []
     wrong = [{"tool": "calculator", "arguments": {"expression": "420 / 6"}}]
     assert ungrounded_arguments("四百二十台分给七个组", wrong) == ["calculator(expression='420 / 6')"]
+
+
+def test_numbers_written_in_english_words_or_with_wan_are_the_persons():
+    """A sum's numbers the host reads from words ("one thousand two hundred", "3万") are the person's."""
+    sum_ = [{"tool": "calculator", "arguments": {"expression": "1200 / 8"}}]
+    assert ungrounded_arguments("one thousand two hundred pounds shared by eight clubs", sum_) == []
+    budget = [{"tool": "calculator", "arguments": {"expression": "30000 - 4 * 2999"}}]
+    said = "预算3万，买4台每台2999，还剩多少"
+    assert ungrounded_arguments(said, budget) == []
+    assert ungrounded_arguments(said, sum_) == ["calculator(expression='1200 / 8')"]
