@@ -35,7 +35,7 @@ from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_
 from app.models.embedded.several import apart, beside, in_order
 from app.models.embedded.small_talk import small_talk
 from app.models.embedded.stored import changed, unstored
-from app.models.embedded.values import codes, typed
+from app.models.embedded.values import codes, names, typed
 from app.models.embedded.written import requested
 
 Arguments = dict[str, Any]
@@ -157,8 +157,8 @@ class Router:
                 continue  # "convert 1,000 Chinese yuan into Indian rupees" names no city of a time zone
             if remark and not any(values.values()):
                 continue  # "今天阳光真好" shares a word with the clock and asks nothing of it
-            if not shares and _numbers_only(tool, values):
-                continue  # "calculate the square root of 16": a number, and nothing said of the tool
+            if not shares and _plain_only(tool, values, text):
+                continue  # "the land area of Canada": a number or a name, and nothing said of the tool
             if (
                 statement
                 and not (reading.proposes(text) or patterned_value(tool, values))
@@ -264,12 +264,17 @@ def _coded(text: str, values: dict[str, list[str]]) -> bool:
     return any(value in said for found in values.values() for value in found)
 
 
-def _numbers_only(tool: FunctionTool, values: dict[str, list[str]]) -> bool:
-    """Are the values the words give the tool numbers alone (which any request may hold)?"""
+def _plain_only(tool: FunctionTool, values: dict[str, list[str]], text: str) -> bool:
+    """Are the values the words give the tool numbers or plain words alone (which any request may hold),
+    none of them a code or an identifier (a value with a figure in it), a product's name, a listed value, a
+    date or a time?"""
     properties = tool.parameters.get("properties", {})
-    given = [name for name, found in values.items() if found]
+    names_ = set(names(text))
+    given = [(properties.get(name, {}), str(value)) for name, found in values.items() for value in found]
     return bool(given) and all(
-        properties.get(name, {}).get("type") in ("number", "integer") for name in given
+        spec.get("type") in ("number", "integer")
+        or not (re.search(r"\d", value) or value in names_ or spec.get("enum") or spec.get("format"))
+        for spec, value in given
     )
 
 

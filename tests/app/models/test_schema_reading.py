@@ -6,10 +6,13 @@ development."""
 
 from __future__ import annotations
 
+import json
+
 import numpy
 import pytest
 
-from agent.tools import ToolRegistry
+from agent.tools import FunctionTool, ToolRegistry
+from agent.types import ToolContext
 from app.models.embedded import elsewhere, meaning
 from app.models.embedded.amounts import placed
 from app.models.embedded.routing import Router
@@ -270,3 +273,32 @@ def test_a_decimal_in_words_a_power_and_an_enum_value_in_words():
 
     assert numbers("three point two five metres, in m/s^2") == ["3.25"]
     assert enum_mentions("the freezing point please", ["freezing_point", "density"]) == ["freezing_point"]
+
+
+CITY = "^[A-Za-z][A-Za-z .'-]{1,59}$"
+
+
+class ZoneOf(FunctionTool):
+    name = "zone_of_city"
+    description = "Look up the time zone of a city: its IANA name and UTC offset."
+    parameters = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "pattern": CITY, "description": "City"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+    grounded = ("city",)
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return json.dumps({"zone": "Europe/Oslo"})
+
+
+@pytest.mark.parametrize("said", ["What is the land area of Canada?", "What is the elevation of Denver?"])
+def test_a_name_alone_is_no_request_for_a_tool_the_words_say_nothing_of(said):
+    """Any word fits the city's pattern, but the words say nothing of a time zone: no call."""
+    registry = ToolRegistry()
+    registry.register(ZoneOf())
+    router = Router(registry)
+    assert router.plan(said).kind != "tool"
+    assert router.plan("which time zone is Oslo in?").calls == ({"city": "Oslo"},)
