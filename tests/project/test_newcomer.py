@@ -1,8 +1,8 @@
 """A newcomer's first session, for real: `python main.py` on the embedded default (the demo model on
 llama.cpp, the device service main.py starts; no key, no scripted LLM) in a pseudo-terminal whose locale
-names no language: a greeting, the tutorial's prompt answered y, a chat turn cut off by Ctrl-C, the next
-chat turn, a query, the clock, /exit. Each answer is checked for its language and content; the model's
-server survives the Ctrl-C, and no child process outlives the chat."""
+names no language: a greeting, the tutorial's prompt answered y, a remark in Chinese (the host's line), one
+in English cut off by Ctrl-C, the next chat turn, a query, the clock, /exit. Each answer is checked for its
+language and content; the model's server survives the Ctrl-C, and no child process outlives the chat."""
 
 from __future__ import annotations
 
@@ -63,10 +63,10 @@ class Chat:
         time.sleep(0.5)  # keys sent while the prompt is still being drawn can be lost
         self.child.sendline(line)
 
-    def turn(self, line: str) -> str:
+    def turn(self, line: str, prompt: str = PROMPT) -> str:
         """The answer to `line`: what the screen shows until the program waits at its prompt again."""
         self.type(line)
-        return answer_in(self.waiting(), line)
+        return answer_in(self.waiting(prompt), line)
 
     def waiting(self, prompt: str = PROMPT, timeout: float = STEP_SECONDS) -> str:
         """The screen until it ends with `prompt` and stays still for a second: the program waits for the
@@ -151,15 +151,19 @@ def test_a_newcomers_first_session(tmp_path):
         check([code for code, _ in rows(tmp_path)] == ["CPH2223"], "2. the row", str(rows(tmp_path)))
 
         check(model_servers(chat.child.pid) == [], "no model server for planned turns", chat.screen)
-        chat.type("我喜欢绿色的手机")  # a remark: it goes to the model (the host states questions at once)
-        chat.until("思考中")
+        remark = chat.turn("我喜欢绿色的手机")  # a Chinese remark: the host answers, not the model
+        check(in_chinese(remark) and "收到" in remark, "3. a Chinese remark, the host's line", remark)
+        check(model_servers(chat.child.pid) == [], "3. no model server for a Chinese remark", chat.screen)
+
+        chat.type("I really like green phones")  # a remark in English: it goes to the model
+        chat.until("thinking")
         server = model_server(chat.child.pid)  # started for the model's words, and kept for the session
         chat.child.sendintr()
-        cut = answer_in(chat.waiting())
-        check(cut == "（已取消本轮）", "3. the turn cut off by Ctrl-C", cut)
+        cut = answer_in(chat.waiting("You:"))
+        check(cut == "(turn cancelled)", "3. the turn cut off by Ctrl-C", cut)
 
-        after = chat.turn("绿色真好看")  # the model answers again, or its words give way to the host's line
-        check(in_chinese(after) and "cannot reach" not in after, "4. the next chat turn", after)
+        after = chat.turn("green looks great", "You:")  # the model's words, or the host's line instead
+        check(after and "cannot reach" not in after and not CJK.search(after), "4. the next chat turn", after)
         check(model_server(chat.child.pid) == server, "4. the model's server survived", chat.screen)
         check("正在重启" not in chat.screen, "4. no restart was needed", chat.screen)
 
