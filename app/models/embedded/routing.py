@@ -212,8 +212,9 @@ class Router:
         return small_talk(text)
 
     def _calls(self, tool: FunctionTool, values: dict[str, list[Any]]) -> tuple[Arguments, ...]:
-        """One call per value of the first required argument that has several (several codes), each with
-        the k-th value of every argument that has as many; the optional values said once then go with
+        """One call per value of the first required argument that has several (several codes), or for a
+        look-up of the first argument that has several, each with the k-th value of every argument that has
+        as many; the optional values said once then go with
         none of them (whose market name would it be?), but for a tool read from its schema alone, an
         optional value said once goes with each."""
         properties = tool.parameters.get("properties", {})
@@ -223,6 +224,8 @@ class Router:
         }
         first = {name: found[0] for name, found in values.items() if found}
         spread = next((name for name in required(tool) if len(values.get(name, [])) > 1), None)
+        if spread is None and tool.effect == "read":  # "compounded annually and then monthly": a look-up each
+            spread = next((name for name, found in values.items() if len(found) > 1), None)
         if spread is None:
             return (first,)
         needed = {name: value for name, value in first.items() if name in required(tool)}

@@ -108,3 +108,29 @@ def test_each_part_that_looks_something_up_is_planned_alone():
         ("train_fare", {"from_station": "Hangzhou", "to_station": "Suzhou"}),
         ("current_time", {"timezone": "Tokyo"}),
     ]
+
+
+class ShippingCost(FunctionTool):
+    name = "shipping_cost"
+    description = "Quote the cost of shipping a parcel by its weight and speed."
+    parameters = {
+        "type": "object",
+        "properties": {
+            "weight_kg": {"type": "number", "description": "Weight in kg"},
+            "speed": {"type": "string", "enum": ["standard", "express"], "description": "Speed"},
+        },
+        "required": ["weight_kg"],
+        "additionalProperties": False,
+    }
+    effect = "read"
+
+    def call(self, ctx: ToolContext, input: str) -> str:
+        return json.dumps({"cost": 1})
+
+
+def test_a_look_up_takes_each_of_an_optional_arguments_values_a_call_each():
+    """ "standard and then express": a quote each; the value said once goes with both."""
+    registry = ToolRegistry()
+    registry.register(ShippingCost())
+    plan = Router(registry).plan("quote the shipping cost of a 3 kg parcel, first standard and then express")
+    assert list(plan.calls) == [{"weight_kg": 3, "speed": "standard"}, {"weight_kg": 3, "speed": "express"}]
