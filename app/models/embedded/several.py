@@ -1,7 +1,8 @@
 """Several requests in one message ("奥斯陆几点了？顺便算一下 (12+30)*7"): each part, split where the person
-joins one request to another (顺便, 另外, also, and then, "and" before a question or a verb of
-asking), is planned alone; the parts that call another tool
-than the whole message's plan are planned beside it, so that the answer covers the whole request.
+joins one request to another (顺便, 另外, also, and then, "and" before a question or a verb of asking), is
+planned alone; the parts that call another tool than the whole message's plan are planned beside it, or,
+when each part looks something up with a tool of its own, the parts' plans are the plan; the calls run in
+the order asked, so that the answer covers the whole request.
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ def _values(plan: _Planned) -> set[str]:
 
 def apart(typed: str, plan_one: Callable[[str], Plan]) -> tuple[Plan, ...]:
     """The plans of the message's parts, when each part looks something up with a tool of its own ("the
-    population of Mexico in 2015, and what time zone is Mexico City in?": no city in the first part);
-    else none."""
+    population of Mexico in 2015, and what time zone is Mexico City in?": read whole, Mexico would be a
+    city too); else none."""
     pieces = parts(typed)
     plans = tuple(plan_one(piece) for piece in pieces) if len(pieces) > 1 else ()
     looks_up = all(p.kind == "tool" and p.effect == "read" for p in plans)
