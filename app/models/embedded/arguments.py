@@ -62,6 +62,7 @@ def values_for(
         rest = rest.replace(value, " ")  # a name after its label holds no code ("OPPO Find N3")
     labelled = {name: value for name, value in labelled.items() if not _unset(value)}
     named = names(rest)
+    named_at: dict[str, int] = {}  # a listed value -> where the words first name it
     found = {
         "codes": (coded := codes(rest)),
         "arithmetic": [e for e in [arithmetic(text)] if e],
@@ -75,6 +76,7 @@ def values_for(
         ],
         "runs": [r for r in [*runs(unlike(_without(rest, named))), *named] if _run(r)],
         "amounts": placed(_without_codes(text), properties, tool.parameters.get("required", [])),
+        "named at": named_at,
         "spans": lambda: (
             (meant() if callable(meant) else meant)
             and (reading.asks_or_requests(text) or reading.terse(text))
@@ -90,14 +92,17 @@ def values_for(
     }
     if not ranking:
         values = {name: [] if spans.alternatives(text, said) else said for name, said in values.items()}
-    return shared(properties, values, text)  # one value or another is a question, not two calls
+    return shared(properties, values, text, named_at)  # one value or another is a question, not two calls
 
 
-def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = None) -> list[str]:
+def enum_mentions(
+    text: str, listed: list[str], own: dict[str, str] | None = None, at: dict[str, int] | None = None
+) -> list[str]:
     """The values of `listed` that `text` names, as listed (or with spaces for its underscores: "boiling
     point" names boiling_point), by a word the tool's texts give for one
     (`own`, aliases.py) or by a common word for one (`cues.yaml`'s units), each once, in the order they
-    stand, an English plural too; a longer word first ("美元" is no "元")."""
+    stand, an English plural too; a longer word first ("美元" is no "元"). `at`, if given, gets where each
+    is first named."""
     words = (
         {form.casefold(): v for v in listed for form in (v, v.replace("_", " "), v.replace("_", "-"))}
         | {w.casefold(): v for v in listed for w in spelling.cues().get("units", {}).get(v, ())}
@@ -105,7 +110,10 @@ def enum_mentions(text: str, listed: list[str], own: dict[str, str] | None = Non
     )
     pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     plural = rf"(?<![A-Za-z])({pattern})(?:e?s)?(?![A-Za-z])"
-    found = re.finditer(plural, text, re.IGNORECASE) if words else ()
+    found = list(re.finditer(plural, text, re.IGNORECASE)) if words else []
+    if at is not None:
+        for m in reversed(found):
+            at[words[m[1].casefold()]] = m.start()
     return list(dict.fromkeys(words[m[1].casefold()] for m in found))  # "boxes" names box
 
 
@@ -129,7 +137,8 @@ def _values(
     properties: dict[str, Any],
 ) -> list[str]:
     if spec.get("enum"):  # named as listed, or by a word for it (cues.yaml's units), in the order said
-        return enum_mentions(text, [v for v in spec["enum"] if isinstance(v, str)], tool.aliases(name))
+        listed = [v for v in spec["enum"] if isinstance(v, str)]
+        return enum_mentions(text, listed, tool.aliases(name), found["named at"])
     listed = [*(spec.get("enum") or []), *(spec.get("examples") or [])]
     if listed:
         return [v for v in listed if isinstance(v, str) and mentions(text, v)]

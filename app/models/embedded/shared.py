@@ -6,29 +6,60 @@ which is which is a question, and none is taken."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from app.models.embedded.spans import listed
 
 
-def shared(properties: dict[str, Any], values: dict[str, list[str]], text: str) -> dict[str, list[str]]:
-    """`values` with the arguments that share an enum or a pattern given one value each, in order."""
-    return _shared_patterns(properties, _shared_enums(properties, values, text), text)
+def shared(
+    properties: dict[str, Any], values: dict[str, list[str]], text: str, at: dict[str, int] | None = None
+) -> dict[str, list[str]]:
+    """`values` with the arguments that share an enum or a pattern given one value each, in order; `at`:
+    where the words name each listed value."""
+    return _shared_patterns(properties, _shared_enums(properties, values, text, at or {}), text)
 
 
 def _shared_enums(
-    properties: dict[str, Any], values: dict[str, list[str]], text: str
+    properties: dict[str, Any], values: dict[str, list[str]], text: str, at: dict[str, int]
 ) -> dict[str, list[str]]:
     """Arguments that share one enum ("from" and "to" currencies) take the values named in the order
-    the schema lists them, one each; fewer values named than arguments: which is which is a question, and
-    none is taken."""
+    they are named, one each, unless the words before them say which is which ("how many yen for 75
+    pounds": the pounds are converted from); fewer values named than arguments: which is which is a
+    question, and none is taken."""
     groups: dict[tuple, list[str]] = {}
     for name, spec in properties.items():
         if spec.get("enum"):
             groups.setdefault(tuple(map(str, spec["enum"])), []).append(name)
     for group in (group for group in groups.values() if len(group) > 1):
-        values.update(_one_each(group, values[group[0]], text))
+        values.update(_one_each(group, _directed(group, values[group[0]], text, at), text))
     return values
+
+
+_TARGET = re.compile(r"(?:\b(?:to|into|in)\s+(?:[A-Za-z]+\s+){0,2}|换成|转成|兑成)$", re.IGNORECASE)
+_SOURCE = re.compile(r"\b(?:from|for|of)\s+(?:[\d,.]+\s*)?(?:[A-Za-z]+\s+){0,2}$", re.IGNORECASE)
+
+
+def _directed(group: list[str], said: list[str], text: str, at: dict[str, int]) -> list[str]:
+    """Two values for a "from" and a "to" argument, in the order of the arguments: by the words before
+    each ("for 75 British pounds" is the source, "into Indian rupees" the target), else as said."""
+    first, then = group
+    if len(group) != 2 or len(said) != 2 or not (_is(first, "from", "source") and _is(then, "to", "target")):
+        return said
+    before = {v: text[max(0, at[v] - 32) : at[v]] for v in said if v in at}
+    if len(before) != 2:
+        return said
+    targets = [v for v in said if _TARGET.search(before[v])]
+    sources = [v for v in said if _SOURCE.search(before[v])]
+    if len(targets) == 1:
+        return [v for v in said if v not in targets] + targets
+    if len(sources) == 1:
+        return sources + [v for v in said if v not in sources]
+    return said
+
+
+def _is(name: str, *words: str) -> bool:
+    return any(word in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.casefold()) for word in words)
 
 
 def _shared_patterns(

@@ -302,3 +302,18 @@ def test_a_name_alone_is_no_request_for_a_tool_the_words_say_nothing_of(said):
     router = Router(registry)
     assert router.plan(said).kind != "tool"
     assert router.plan("which time zone is Oslo in?").calls == ({"city": "Oslo"},)
+
+
+@pytest.mark.parametrize(
+    "said, source, target",
+    [("how many euros would I get for 200 dollars?", "USD", "EUR"),
+     ("convert 200 dollars to euros", "USD", "EUR"),
+     ("what are 200 pounds in yen", "GBP", "JPY")],
+)  # fmt: skip
+def test_the_words_before_two_listed_values_say_which_is_converted_from(said, source, target):
+    """A "from" and a "to" argument of one enum: "for 200 dollars" is the source, "in yen" the target,
+    whichever is named first."""
+    from benchmarks.reader_dev import router
+
+    (call,) = router().plan(said).calls
+    assert (call["source"], call["target"]) == (source, target)
