@@ -28,21 +28,19 @@ NEAR = 16  # characters between a value and the words that take it back, on eith
 def corrected(text: str) -> str:
     """`text` without each value taken back and the words that take it back."""
     for marker in reversed(list(TAKEN_BACK.finditer(text))):
-        before = _value_before(text, marker.start())
+        before = _value_before(text, marker.start(), marker.end())
         if before is not None:
             text = text[: before[0]] + text[before[1] : marker.start()] + " " + text[marker.end() :]
     return text
 
 
-def _value_before(text: str, at: int) -> tuple[int, int] | None:
-    """The span of the last value before `at`, when a value of the same kind follows the words at `at`
-    (whose end is found again from `at`), each within NEAR characters."""
-    marker = TAKEN_BACK.match(text, at)
-    end = marker.end() if marker else at
+def _value_before(text: str, at: int, end: int) -> tuple[int, int] | None:
+    """The span of the last value before the words from `at` to `end`, when a value of the same kind
+    follows them, each within NEAR characters."""
     for spans in (dates.moments(text), [(s, e) for s, e, _ in numbers_at(text)]):
         earlier = [(s, e) for s, e in spans if e <= at and at - e <= NEAR]
         later = [(s, e) for s, e in spans if s >= end and s - end <= NEAR]
         if earlier and later:
-            start, end = earlier[-1]
-            return start, end + bool(MEASURES.match(text, end))  # "五箱": the measure word with it
+            taken_from, taken_to = earlier[-1]
+            return taken_from, taken_to + bool(MEASURES.match(text, taken_to))  # "五箱": its measure word too
     return None

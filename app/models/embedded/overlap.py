@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from agent.tool_selection import tokens
@@ -65,7 +65,7 @@ def words(text: str) -> list[str]:
     return [_stem(w) for w in tokens(text) if not (len(w) == 1 and reading.CJK.match(w))]
 
 
-@cache
+@lru_cache(maxsize=8192)  # a served agent reads words without end
 def _stem(word: str) -> str:
     """An English word's Snowball stem; any other word as it is."""
     return _english().stemWord(word) if word.isascii() and word.isalpha() else word

@@ -32,7 +32,7 @@ from app.models.embedded.facts import FACTS, NAME_LABELS, alone, facts
 from app.models.embedded.needs import lacking, patterned_value, required, unsaid
 from app.models.embedded.overlap import shared_words, strays, without_acts
 from app.models.embedded.relevance import commanded, in_own_verb, names_what_it_does, unserved
-from app.models.embedded.several import apart, beside, in_order
+from app.models.embedded.several import together
 from app.models.embedded.small_talk import small_talk
 from app.models.embedded.stored import changed, unstored
 from app.models.embedded.values import codes, names, typed
@@ -101,8 +101,7 @@ class Router:
             plan = replace(plan, kind="missing", calls=(), missing=tuple(names))
         plan = replace(plan, **changed(plan.tool, plan.calls, self.registry, not reading.writes(typed)))
         plan = replace(plan, **unstored(plan.tool, plan.calls, self.registry))
-        plans = apart(typed, self._plan) if plan.kind in ("tool", "missing") else ()  # "X, and what is Y?"
-        first, *rest = in_order(plans or (plan, *beside(plan, typed, self._plan)), typed)
+        first, *rest = together(plan, typed, self._plan)
         return replace(first, also=tuple(rest))
 
     def _plan(self, typed: str) -> Plan:

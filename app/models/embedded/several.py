@@ -42,33 +42,31 @@ def parts(typed: str) -> list[str]:
     return [part.strip(_EDGES) for part in JOINS.split(typed) if part.strip(_EDGES)]
 
 
-def beside(plan: Plan, typed: str, plan_one: Callable[[str], Plan]) -> tuple[Plan, ...]:
-    """The plans of the message's other parts that call a tool the whole message's plan does not; a write
-    of only what the whole message looks up is none."""
+def together(plan: Plan, typed: str, plan_one: Callable[[str], Plan]) -> tuple[Plan, ...]:
+    """The message's plans, in the order asked, each part planned once: the parts' own plans when each
+    looks something up with a tool of its own ("the population of Mexico in 2015, and what time zone is
+    Mexico City in?": read whole, Mexico would be a city too); else the whole message's plan and beside it
+    the parts that call another tool; a write of only what the whole message looks up is none ("it says
+    X; is X recorded?": X is looked up, not also added)."""
     pieces = parts(typed)
-    if plan.kind != "tool" or len(pieces) < 2:
-        return ()
+    if len(pieces) < 2 or plan.kind not in ("tool", "missing"):
+        return (plan,)
+    plans = [plan_one(piece) for piece in pieces]
+    looks_up = all(p.kind == "tool" and p.effect == "read" for p in plans)
+    if looks_up and len({p.tool for p in plans}) == len(plans):
+        return in_order(tuple(plans), typed)
+    if plan.kind != "tool":
+        return (plan,)
     found: list[Plan] = []
-    for piece in pieces:
-        other = plan_one(piece)
+    for other in plans:
         looked_up = plan.effect == "read" and other.effect != "read" and _values(other) <= _values(plan)
         if other.kind == "tool" and other.tool not in {plan.tool, *(p.tool for p in found)} and not looked_up:
-            found.append(other)  # "it says X; is X recorded?": X is looked up, not also added
-    return tuple(found)
+            found.append(other)
+    return in_order((plan, *found), typed)
 
 
 def _values(plan: _Planned) -> set[str]:
     return {str(v).casefold() for call in plan.calls for v in call.values()}
-
-
-def apart(typed: str, plan_one: Callable[[str], Plan]) -> tuple[Plan, ...]:
-    """The plans of the message's parts, when each part looks something up with a tool of its own ("the
-    population of Mexico in 2015, and what time zone is Mexico City in?": read whole, Mexico would be a
-    city too); else none."""
-    pieces = parts(typed)
-    plans = tuple(plan_one(piece) for piece in pieces) if len(pieces) > 1 else ()
-    looks_up = all(p.kind == "tool" and p.effect == "read" for p in plans)
-    return plans if looks_up and len({p.tool for p in plans}) == len(plans) else ()
 
 
 def in_order(plans: tuple[Plan, ...], typed: str) -> tuple[Plan, ...]:

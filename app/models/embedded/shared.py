@@ -43,8 +43,8 @@ _SOURCE = re.compile(r"\b(?:from|for|of)\s+(?:[\d,.]+\s*)?(?:[A-Za-z]+\s+){0,2}$
 def _directed(group: list[str], said: list[str], text: str, at: dict[str, int]) -> list[str]:
     """Two values for a "from" and a "to" argument, in the order of the arguments: by the words before
     each ("for 75 British pounds" is the source, "into Indian rupees" the target), else as said."""
-    first, then = group
-    if len(group) != 2 or len(said) != 2 or not (_is(first, "from", "source") and _is(then, "to", "target")):
+    directed = len(group) == 2 and _is(group[0], "from", "source") and _is(group[1], "to", "target")
+    if not directed or len(said) != 2:
         return said
     before = {v: text[max(0, at[v] - 32) : at[v]] for v in said if v in at}
     if len(before) != 2:

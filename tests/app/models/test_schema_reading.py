@@ -16,6 +16,7 @@ from agent.types import ToolContext
 from app.models.embedded import elsewhere, meaning
 from app.models.embedded.amounts import placed
 from app.models.embedded.routing import Router
+from app.models.embedded.shared import shared
 from benchmarks.reader_tools import schema_tools
 
 
@@ -317,3 +318,12 @@ def test_the_words_before_two_listed_values_say_which_is_converted_from(said, so
 
     (call,) = router().plan(said).calls
     assert (call["source"], call["target"]) == (source, target)
+
+
+def test_three_arguments_of_one_enum_take_one_value_each():
+    """A group of three listed arguments is no "from" and "to": each takes a value, in order."""
+    spec = {"type": "string", "enum": ["red", "green", "blue"]}
+    properties = {"from_colour": spec, "to_colour": spec, "via_colour": spec}
+    values = {name: ["red", "green", "blue"] for name in properties}
+    found = shared(properties, values, "red, green and blue", {"red": 0, "green": 5, "blue": 15})
+    assert found == {"from_colour": ["red"], "to_colour": ["green"], "via_colour": ["blue"]}
